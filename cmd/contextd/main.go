@@ -1,0 +1,93 @@
+// Command contextd serves the contextd engine as an MCP server.
+//
+// With no arguments it serves MCP on stdio, with the database at DB_PATH
+// (default ~/.mcp/context_storage.db) and the built-in defaults; every
+// setting comes from the environment variables of the original server:
+//
+//	contextd            # serve MCP on stdio
+//	contextd version    # print the version
+//
+// Exit codes: 0 normal, 78 configuration error, 1 anything else.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/server"
+)
+
+// Exit codes of the original server (sysexits).
+const (
+	exitOK     = 0
+	exitFail   = 1
+	exitUsage  = 2
+	exitConfig = 78
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "version", "--version", "-v":
+			fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
+			return exitOK
+		case "help", "--help", "-h":
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		default:
+			fmt.Fprintf(stderr, "contextd: unknown command %q\n%s", args[0], usage)
+			return exitUsage
+		}
+	}
+	cfg, err := server.ConfigFromEnv(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
+		return exitConfig
+	}
+	cfg.Server.Version = contextd.Version
+	eng, err := contextd.Open(ctx, cfg.Engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		var ce *server.ConfigError
+		if errors.As(err, &ce) {
+			return exitConfig
+		}
+		return exitFail
+	}
+	defer eng.Close()
+	srv, err := server.New(eng, cfg.Server)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		return exitConfig
+	}
+	fmt.Fprintf(stderr, "contextd %s: serving MCP on stdio; database %s (%s); %d tools\n",
+		contextd.Version, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
+	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+const usage = `usage: contextd [command]
+
+With no command, contextd serves MCP on stdio. Configuration comes from the
+environment (DB_PATH, ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see README.md).
+
+commands:
+  version   print the version
+  help      print this help
+`

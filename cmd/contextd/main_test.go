@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlite"
+)
+
+// binary is the contextd executable built once for the tests here.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "contextd-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "contextd")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build contextd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a contextd child process with an MCP client on its stdio.
+type proc struct {
+	cmd    *exec.Cmd
+	c      *client.Client
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the binary with env added to a minimal environment.
+func start(t *testing.T, env ...string) *proc {
+	t.Helper()
+	p := &proc{stderr: &syncBuffer{}}
+	base := []string{"PATH=" + os.Getenv("PATH")}
+	cmdFunc := func(ctx context.Context, command string, e []string, args []string) (*exec.Cmd, error) {
+		cmd := exec.Command(command, args...)
+		cmd.Env = append(base, e...)
+		p.cmd = cmd
+		return cmd, nil
+	}
+	tr := transport.NewStdioWithOptions(binary, env, nil,
+		transport.WithCommandFunc(cmdFunc), transport.WithCommandStderrWriter(p.stderr))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatalf("start contextd: %v", err)
+	}
+	p.c = client.NewClient(tr)
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "contextd-test", Version: "1"}
+	if _, err := p.c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v (stderr: %s)", err, p.stderr.String())
+	}
+	t.Cleanup(func() {
+		p.c.Close()
+		if p.cmd != nil && p.cmd.Process != nil {
+			p.cmd.Process.Kill()
+		}
+	})
+	return p
+}
+
+func (p *proc) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	return p.c.CallTool(ctx, req)
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	if tc, ok := r.Content[0].(mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
+}
+
+func TestStdioServerOnFreshHome(t *testing.T) {
+	home := t.TempDir()
+	p := start(t, "HOME="+home)
+	ctx := context.Background()
+
+	tools, err := p.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) < 10 {
+		t.Fatalf("tools/list returned %d tools, want at least 10", len(tools.Tools))
+	}
+	res, err := p.call(ctx, "store_context", map[string]any{"thread_id": "t", "source": "user", "text": "hello over stdio"})
+	if err != nil || res.IsError {
+		t.Fatalf("store_context: %v %s", err, resultText(res))
+	}
+	bad, err := p.call(ctx, "store_context", map[string]any{"thread_id": "t", "source": "robot", "text": "x"})
+	if err != nil || !bad.IsError {
+		t.Fatalf("store_context with a bad source: err %v, isError %v", err, bad != nil && bad.IsError)
+	}
+	got, err := p.call(ctx, "search_context", map[string]any{"thread_id": "t"})
+	if err != nil || got.IsError {
+		t.Fatalf("search_context: %v %s", err, resultText(got))
+	}
+	if !strings.Contains(resultText(got), "hello over stdio") || !strings.Contains(resultText(got), `"count":1`) {
+		t.Fatalf("search_context after one store: %s", resultText(got))
+	}
+	if _, err := os.Stat(filepath.Join(home, ".mcp", "context_storage.db")); err != nil {
+		t.Fatalf("default database not created in the home directory: %v", err)
+	}
+	if line := p.stderr.String(); !strings.Contains(line, "serving MCP on stdio") {
+		t.Fatalf("start-up line missing from stderr: %q", line)
+	}
+}
+
+func TestBadConfigurationExits78(t *testing.T) {
+	cases := []struct{ name, env, want string }{
+		{"truncation length", "SEARCH_TRUNCATION_LENGTH=5", "SEARCH_TRUNCATION_LENGTH"},
+		{"blank db path", "DB_PATH=", "DB_PATH"},
+		{"principal pattern", "ACCESS_CONTROL_DEFAULT_PRINCIPAL=has space", "ACCESS_CONTROL_DEFAULT_PRINCIPAL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(binary)
+			cmd.Env = []string{"HOME=" + t.TempDir(), c.env}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitConfig {
+				t.Fatalf("exit = %v, want code %d (stderr %q)", err, exitConfig, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Fatalf("stderr %q does not name %s", stderr.String(), c.want)
+			}
+		})
+	}
+}
+
+// TestKillLosesNoAcknowledgedWrite kills a storing server with SIGKILL and
+// checks that every acknowledged store survives and the change log has no gap.
+func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ctx.db")
+	p := start(t, "HOME="+dir, "DB_PATH="+db)
+
+	var mu sync.Mutex
+	var acked []string
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				res, err := p.call(ctx, "store_context", map[string]any{
+					"thread_id": fmt.Sprintf("crash-%d", w), "source": "agent",
+					"text": fmt.Sprintf("entry %d of writer %d", i, w), "deduplicate": false,
+					"tags": []any{"crash"}, "metadata": map[string]any{"i": i},
+				})
+				if err != nil || res.IsError {
+					return // the process is gone
+				}
+				sc, _ := res.StructuredContent.(map[string]any)
+				id, _ := sc["context_id"].(string)
+				if id == "" {
+					return
+				}
+				mu.Lock()
+				acked = append(acked, id)
+				mu.Unlock()
+			}
+		}(w)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 300 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	cancel()
+	wg.Wait()
+	mu.Lock()
+	ids := append([]string(nil), acked...)
+	mu.Unlock()
+	if len(ids) < 300 {
+		t.Fatalf("only %d stores acknowledged before the deadline", len(ids))
+	}
+
+	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: db})
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer st.Close()
+	acc := persist.Access{Principal: "local"}
+	for i := 0; i < len(ids); i += 100 {
+		end := min(i+100, len(ids))
+		got, err := st.Get(context.Background(), acc, ids[i:end], persist.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != end-i {
+			t.Fatalf("acknowledged entries lost: %d of %d present in batch %d", len(got), end-i, i/100)
+		}
+	}
+	changes, err := st.Changes(context.Background(), 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inserted := map[string]bool{}
+	for i, c := range changes {
+		if c.Seq != int64(i+1) {
+			t.Fatalf("change log not contiguous: row %d has seq %d", i, c.Seq)
+		}
+		if c.Op == persist.OpInsert {
+			inserted[c.EntryID] = true
+		}
+	}
+	for _, id := range ids {
+		if !inserted[id] {
+			t.Fatalf("acknowledged entry %s has no insert row in the change log", id)
+		}
+	}
+
+	// The database still serves after the crash.
+	st.Close()
+	p2 := start(t, "HOME="+dir, "DB_PATH="+db)
+	res, err := p2.call(context.Background(), "get_context_by_ids", map[string]any{"context_ids": []any{ids[0], ids[len(ids)-1]}})
+	if err != nil || res.IsError || strings.Count(resultText(res), `"id"`) != 2 {
+		t.Fatalf("get_context_by_ids after restart: %v %s", err, resultText(res))
+	}
+}

@@ -1,0 +1,184 @@
+// Package contextd is the engine of contextd: a persistent, searchable
+// memory for AI agents. It is the one public API; the MCP server in
+// package server is a thin transport over it, and desktop agents can embed
+// it directly.
+//
+//	eng, err := contextd.Open(ctx, contextd.Config{DBPath: "/tmp/ctx.db"})
+//	if err != nil { ... }
+//	defer eng.Close()
+//	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "local"})
+//	res, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "t", Source: "user", Text: "hello"})
+//
+// SQL (package persist) holds the truth. The engine validates input with the
+// reference error texts, resolves identifiers over what the caller may read,
+// decides access, and writes each change in one transaction.
+package contextd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlite"
+)
+
+// IndexedField is one entry of METADATA_INDEXED_FIELDS: a top-level metadata
+// key and its type hint (string, integer, boolean, float, array, object).
+type IndexedField struct {
+	Name string
+	Type string
+}
+
+// DefaultIndexedFields is the default of METADATA_INDEXED_FIELDS.
+var DefaultIndexedFields = []IndexedField{
+	{"status", "string"}, {"agent_name", "string"}, {"task_name", "string"},
+	{"project", "string"}, {"report_type", "string"},
+	{"references", "object"}, {"technologies", "array"},
+}
+
+// Config configures an Engine. The zero value of every field means its
+// documented default.
+type Config struct {
+	// Store is the database; when nil, Open opens SQLite at DBPath.
+	Store persist.Store
+	// DBPath is the SQLite file (default ~/.mcp/context_storage.db).
+	DBPath string
+	// SQLite tunes the SQLite store opened from DBPath.
+	SQLite sqlite.Options
+
+	// DefaultVisibility applies when a store names none (default private).
+	DefaultVisibility string
+	// AnonymousPrincipal, when set, names a read-only principal.
+	AnonymousPrincipal string
+	// PublishRole, when set, is required to make an entry public.
+	PublishRole string
+	// DefaultGroupGrants is "none" (default) or "author_groups".
+	DefaultGroupGrants string
+
+	// MaxImageSizeMB and MaxTotalSizeMB bound images (defaults 10 and 100).
+	MaxImageSizeMB int
+	MaxTotalSizeMB int
+	// IndexedFields are the indexed metadata fields (nil = DefaultIndexedFields).
+	IndexedFields []IndexedField
+	// SearchTruncationLength cuts search result text (default 300).
+	SearchTruncationLength int
+	// IncludeSummaryInGet is GET_CONTEXT_BY_IDS_INCLUDE_SUMMARY.
+	IncludeSummaryInGet bool
+
+	// Now and NewID are seams for tests; nil means the wall clock and
+	// monotonic UUIDv7 ids.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Engine is an open contextd engine. It is safe for concurrent use.
+type Engine struct {
+	cfg     Config
+	st      persist.Store
+	ownsSt  bool
+	now     func() time.Time
+	newID   func() string
+	indexed map[string]string
+}
+
+// DefaultDBPath returns ~/.mcp/context_storage.db.
+func DefaultDBPath() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("default database path: %w", err)
+	}
+	return filepath.Join(home, ".mcp", "context_storage.db"), nil
+}
+
+// Open opens an engine on cfg.Store, or on SQLite at cfg.DBPath.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.DefaultVisibility == "" {
+		cfg.DefaultVisibility = VisibilityPrivate
+	}
+	if cfg.DefaultGroupGrants == "" {
+		cfg.DefaultGroupGrants = "none"
+	}
+	if cfg.MaxImageSizeMB <= 0 {
+		cfg.MaxImageSizeMB = 10
+	}
+	if cfg.MaxTotalSizeMB <= 0 {
+		cfg.MaxTotalSizeMB = 100
+	}
+	if cfg.IndexedFields == nil {
+		cfg.IndexedFields = DefaultIndexedFields
+	}
+	if cfg.SearchTruncationLength <= 0 {
+		cfg.SearchTruncationLength = 300
+	}
+	e := &Engine{cfg: cfg, st: cfg.Store, now: cfg.Now, newID: cfg.NewID}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.newID == nil {
+		e.newID = newIDGenerator().next
+	}
+	e.indexed = make(map[string]string, len(cfg.IndexedFields))
+	for _, f := range cfg.IndexedFields {
+		e.indexed[f.Name] = f.Type
+	}
+	if e.st == nil {
+		path := cfg.DBPath
+		if path == "" {
+			var err error
+			if path, err = DefaultDBPath(); err != nil {
+				return nil, err
+			}
+		}
+		opts := cfg.SQLite
+		opts.Path = path
+		st, err := sqlite.Open(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		e.st, e.ownsSt = st, true
+	}
+	return e, nil
+}
+
+// Close closes the store when the engine opened it.
+func (e *Engine) Close() error {
+	if e.ownsSt {
+		return e.st.Close()
+	}
+	return nil
+}
+
+// Backend names the storage backend ("sqlite" or "postgresql").
+func (e *Engine) Backend() string { return e.st.Backend() }
+
+// Store returns the underlying persistence layer.
+func (e *Engine) Persist() persist.Store { return e.st }
+
+// Visibilities.
+const (
+	VisibilityPrivate = "private"
+	VisibilityPublic  = "public"
+)
+
+// caller returns the principal of ctx.
+func (e *Engine) caller(ctx context.Context) (Principal, persist.Access, error) {
+	p, ok := PrincipalFrom(ctx)
+	if !ok || p.ID == "" {
+		return Principal{}, persist.Access{}, ErrNoPrincipal
+	}
+	return p, persist.Access{Principal: p.ID, Groups: p.Groups}, nil
+}
+
+// CheckWritable fails with the documented read-only message when the caller
+// of ctx is the anonymous principal; transports call it before they look at
+// any argument of a writing tool.
+func (e *Engine) CheckWritable(ctx context.Context, tool string) error {
+	p, ok := PrincipalFrom(ctx)
+	if ok && e.cfg.AnonymousPrincipal != "" && p.ID == e.cfg.AnonymousPrincipal {
+		return newErr(ErrReadOnly, "The anonymous principal is read-only: %s is not permitted", tool)
+	}
+	return nil
+}

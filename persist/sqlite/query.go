@@ -1,0 +1,392 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contextd/contextd/persist"
+)
+
+// inlineListMax is the longest list bound as one parameter per member;
+// longer lists travel as one JSON array read through json_each, which keeps
+// every statement far below SQLite's bound-parameter limit.
+const inlineListMax = 200
+
+// sqlb builds one SQL statement and its positional arguments.
+type sqlb struct {
+	sb   strings.Builder
+	args []any
+}
+
+func (b *sqlb) w(s string) *sqlb {
+	b.sb.WriteString(s)
+	return b
+}
+
+// arg writes a placeholder bound to v.
+func (b *sqlb) arg(v any) *sqlb {
+	b.sb.WriteByte('?')
+	b.args = append(b.args, v)
+	return b
+}
+
+func (b *sqlb) String() string { return b.sb.String() }
+
+// in writes a parenthesized IN operand holding vals.
+func (b *sqlb) in(vals []string) *sqlb {
+	if len(vals) > inlineListMax {
+		enc, _ := json.Marshal(vals) // []string always encodes
+		return b.w("(SELECT value FROM json_each(").arg(string(enc)).w("))")
+	}
+	b.w("(")
+	for i, v := range vals {
+		if i > 0 {
+			b.w(", ")
+		}
+		b.arg(v)
+	}
+	return b.w(")")
+}
+
+// inAny writes a parenthesized list of placeholders bound to vals.
+func (b *sqlb) inAny(vals []any) *sqlb {
+	b.w("(")
+	for i, v := range vals {
+		if i > 0 {
+			b.w(", ")
+		}
+		b.arg(v)
+	}
+	return b.w(")")
+}
+
+// readable writes the READ predicate of R-302 on the entry alias a:
+// owner, public, or a grant (read or write) to the principal as a user or
+// to one of its groups. The grant test is a correlated EXISTS, one probe of
+// the (entry, principal) unique index per visited row: the right shape for
+// statements that visit few rows (pages, lookups), whatever the number of
+// grants a principal or group holds. The unary + keeps SQLite from driving
+// the statement through a multi-index OR over owner and visibility, which
+// would gather every readable row and sort it instead of walking the
+// created_at order and stopping at the end of the page.
+func (b *sqlb) readable(acc persist.Access, a string) *sqlb {
+	b.w("(+" + a + ".owner_id = ").arg(acc.Principal)
+	b.w(" OR +" + a + ".visibility = 'public' OR EXISTS (SELECT 1 FROM context_entry_grants g WHERE g.context_entry_id = " + a + ".id AND ")
+	return b.principal(acc).w("))")
+}
+
+// readableBulk writes the same READ predicate for statements that visit
+// every entry (statistics, thread lists): the grant test is an uncorrelated
+// IN subquery that SQLite evaluates once, through the principal index, and
+// then probes in memory.
+func (b *sqlb) readableBulk(acc persist.Access, a string) *sqlb {
+	b.w("(+" + a + ".owner_id = ").arg(acc.Principal)
+	b.w(" OR +" + a + ".visibility = 'public' OR +" + a + ".id IN (SELECT g.context_entry_id FROM context_entry_grants g WHERE ")
+	return b.principal(acc).w("))")
+}
+
+// writable writes the WRITE predicate on the entry alias a: owner or a
+// write grant to the principal or one of its groups.
+func (b *sqlb) writable(acc persist.Access, a string) *sqlb {
+	b.w("(" + a + ".owner_id = ").arg(acc.Principal)
+	b.w(" OR EXISTS (SELECT 1 FROM context_entry_grants g WHERE g.context_entry_id = " + a + ".id AND g.permission = 'write' AND ")
+	return b.principal(acc).w("))")
+}
+
+// principal writes the grant-row test "granted to the principal as a user
+// or to one of its groups" on the grants alias g.
+func (b *sqlb) principal(acc persist.Access) *sqlb {
+	b.w("((g.principal_type = 'user' AND g.principal_id = ").arg(acc.Principal).w(")")
+	if len(acc.Groups) > 0 {
+		b.w(" OR (g.principal_type = 'group' AND g.principal_id IN ").in(acc.Groups).w(")")
+	}
+	return b.w(")")
+}
+
+// micros converts t to the stored form: unix microseconds.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+// microsCeil rounds t up to the next whole microsecond.
+func microsCeil(t time.Time) int64 {
+	m := t.UnixMicro()
+	if time.UnixMicro(m).Before(t) {
+		m++
+	}
+	return m
+}
+
+// fromMicros converts a stored time back to UTC.
+func fromMicros(m int64) time.Time { return time.UnixMicro(m).UTC() }
+
+// filter writes the access predicate and every structural filter of f on
+// the entry alias e, AND-combined.
+func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
+	b.readable(acc, "e")
+	if f.ThreadID != "" {
+		b.w(" AND e.thread_id = ").arg(f.ThreadID)
+	}
+	// The unary + keeps SQLite from driving the query with the indexes on
+	// these two-valued columns: walking (thread_id,) created_at DESC and
+	// stopping at the page end is far cheaper than sorting half the table.
+	if f.Source != "" {
+		b.w(" AND +e.source = ").arg(f.Source)
+	}
+	if f.ContentType != "" {
+		b.w(" AND +e.content_type = ").arg(f.ContentType)
+	}
+	if len(f.Tags) > 0 {
+		b.w(" AND EXISTS (SELECT 1 FROM tags t WHERE t.context_entry_id = e.id AND t.tag IN ").in(f.Tags).w(")")
+	}
+	if f.Start != nil {
+		b.w(" AND e.created_at >= ").arg(microsCeil(*f.Start))
+	}
+	if f.End != nil {
+		b.w(" AND e.created_at <= ").arg(micros(*f.End))
+	}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			b.w(" AND 0")
+		} else {
+			b.w(" AND e.id IN ").in(f.IDs)
+		}
+	}
+	for i, c := range f.Meta {
+		b.w(" AND ")
+		if err := b.meta(c); err != nil {
+			return fmt.Errorf("sqlite: metadata condition %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// jsonPath renders path segments as a SQL string literal holding the JSON
+// path $."seg1"."seg2". Segments are validated by the engine; a segment that
+// cannot be spelled as a quoted JSON path label is refused here, and single
+// quotes are doubled, so the literal can never leave its quotes.
+func jsonPath(segs []string) (string, error) {
+	if len(segs) == 0 {
+		return "", errors.New("empty metadata path")
+	}
+	var p strings.Builder
+	p.WriteString(`'$`)
+	for _, s := range segs {
+		if s == "" || strings.ContainsAny(s, "\"\x00") || !utf8.ValidString(s) {
+			return "", fmt.Errorf("metadata key segment %q cannot be used in a JSON path", s)
+		}
+		p.WriteString(`."`)
+		p.WriteString(strings.ReplaceAll(s, "'", "''"))
+		p.WriteString(`"`)
+	}
+	p.WriteString(`'`)
+	return p.String(), nil
+}
+
+// Kinds of metadata condition values.
+const (
+	kindNone = iota
+	kindString
+	kindNumber
+	kindBool
+)
+
+// kindOf classifies a condition value and returns it in the form to bind
+// (string, int64, float64 or bool).
+func kindOf(v any) (int, any, error) {
+	switch x := v.(type) {
+	case nil:
+		return kindNone, nil, nil
+	case string:
+		return kindString, x, nil
+	case bool:
+		return kindBool, x, nil
+	case int64:
+		return kindNumber, x, nil
+	case int:
+		return kindNumber, int64(x), nil
+	case int32:
+		return kindNumber, int64(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return kindNone, nil, errors.New("non-finite number")
+		}
+		return kindNumber, x, nil
+	case float32:
+		return kindOf(float64(x))
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return kindNumber, i, nil
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return kindNone, nil, fmt.Errorf("bad number %q", string(x))
+		}
+		return kindOf(f)
+	}
+	return kindNone, nil, fmt.Errorf("unsupported value type %T", v)
+}
+
+// asciiLower folds A-Z only: the ASCII case fold of R-310, the same fold as
+// SQLite's built-in lower().
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// numTypes is the json_type() test for a stored JSON number.
+const numTypes = " IN ('integer', 'real')"
+
+// meta writes one metadata condition of C.2.2 (type-strict; values are
+// always bound, never interpolated).
+func (b *sqlb) meta(c persist.MetaCond) error {
+	p, err := jsonPath(c.Path)
+	if err != nil {
+		return err
+	}
+	typ := "json_type(e.metadata, " + p + ")"
+	val := "json_extract(e.metadata, " + p + ")"
+	// folded is the stored string as compared by the folding operators.
+	folded := val
+	fold := func(s string) string { return s }
+	if !c.CaseSensitive {
+		folded = "lower(" + val + ")"
+		fold = asciiLower
+	}
+	kind, v, err := kindOf(c.Value)
+	if err != nil {
+		return fmt.Errorf("operator %s: %w", c.Op, err)
+	}
+	switch c.Op {
+	case "eq", "ne":
+		neg := c.Op == "ne"
+		switch kind {
+		case kindString:
+			b.w("(" + typ + " = 'text' AND ")
+			if neg {
+				b.w(folded + " <> ")
+			} else {
+				b.w(folded + " = ")
+			}
+			b.arg(fold(v.(string))).w(")")
+		case kindNumber:
+			op := " = "
+			if neg {
+				op = " <> "
+			}
+			b.w("(" + typ + numTypes + " AND " + val + op).arg(v).w(")")
+		case kindBool:
+			want := v.(bool) != neg
+			b.w("(" + typ + " = '" + strconv.FormatBool(want) + "')")
+		default:
+			return fmt.Errorf("operator %s requires a non-null scalar value", c.Op)
+		}
+	case "gt", "gte", "lt", "lte":
+		op := map[string]string{"gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}[c.Op]
+		switch kind {
+		case kindString:
+			b.w("(" + typ + " = 'text' AND " + val + op).arg(v).w(")")
+		case kindNumber:
+			b.w("(" + typ + numTypes + " AND " + val + op).arg(v).w(")")
+		default:
+			return fmt.Errorf("operator %s requires a numeric or string value", c.Op)
+		}
+	case "in", "not_in":
+		var strs, nums []any
+		var bools []string
+		for _, m := range c.Values {
+			k, mv, err := kindOf(m)
+			if err != nil {
+				return fmt.Errorf("operator %s: %w", c.Op, err)
+			}
+			switch k {
+			case kindString:
+				strs = append(strs, fold(mv.(string)))
+			case kindNumber:
+				nums = append(nums, mv)
+			case kindBool:
+				bools = append(bools, "'"+strconv.FormatBool(mv.(bool))+"'")
+			}
+		}
+		if c.Op == "not_in" {
+			b.w("(coalesce(" + typ + ", 'null') <> 'null' AND NOT coalesce(")
+		}
+		b.w("(0")
+		if len(strs) > 0 {
+			b.w(" OR (" + typ + " = 'text' AND " + folded + " IN ").inAny(strs).w(")")
+		}
+		if len(nums) > 0 {
+			b.w(" OR (" + typ + numTypes + " AND " + val + " IN ").inAny(nums).w(")")
+		}
+		if len(bools) > 0 {
+			b.w(" OR " + typ + " IN (" + strings.Join(bools, ", ") + ")")
+		}
+		b.w(")")
+		if c.Op == "not_in" {
+			b.w(", 0))")
+		}
+	case "exists", "is_not_null":
+		if c.Op == "exists" {
+			b.w("coalesce(" + typ + ", 'null') <> 'null'")
+		} else {
+			b.w("(" + typ + " IS NOT NULL AND " + typ + " <> 'null')")
+		}
+	case "not_exists":
+		b.w("coalesce(" + typ + ", 'null') = 'null'")
+	case "is_null":
+		b.w("(" + typ + " IS NOT NULL AND " + typ + " = 'null')")
+	case "contains", "starts_with", "ends_with":
+		if kind != kindString {
+			return fmt.Errorf("operator %s requires a string value", c.Op)
+		}
+		needle := fold(v.(string))
+		n := utf8.RuneCountInString(needle)
+		b.w("(" + typ + " = 'text'")
+		switch {
+		case n == 0: // every string contains, starts and ends with ""
+		case c.Op == "contains":
+			b.w(" AND instr(" + folded + ", ").arg(needle).w(") > 0")
+		case c.Op == "starts_with":
+			b.w(" AND substr(" + folded + ", 1, ").arg(n).w(") = ").arg(needle)
+		default:
+			b.w(" AND length(" + val + ") >= ").arg(n)
+			b.w(" AND substr(" + folded + ", ").arg(-n).w(") = ").arg(needle)
+		}
+		b.w(")")
+	case "array_contains":
+		b.w("(" + typ + " = 'array' AND EXISTS (SELECT 1 FROM json_each(e.metadata, " + p + ") j WHERE ")
+		switch kind {
+		case kindString:
+			if c.CaseSensitive {
+				b.w("j.type = 'text' AND j.value = ")
+			} else {
+				b.w("j.type = 'text' AND lower(j.value) = ")
+			}
+			b.arg(fold(v.(string)))
+		case kindNumber:
+			b.w("j.type" + numTypes + " AND j.value = ").arg(v)
+		case kindBool:
+			b.w("j.type = '" + strconv.FormatBool(v.(bool)) + "'")
+		default:
+			return fmt.Errorf("operator %s requires a non-null scalar value", c.Op)
+		}
+		b.w("))")
+	default:
+		return fmt.Errorf("unknown operator %q", c.Op)
+	}
+	return nil
+}

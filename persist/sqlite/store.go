@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/contextd/contextd/persist"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+var _ persist.Store = (*Store)(nil)
+
+// Store is a SQLite database holding contextd's truth. Reads run on a pool
+// of query-only connections; writes run one at a time on a dedicated
+// connection in BEGIN IMMEDIATE transactions, so they serialize (also
+// across processes sharing the file, through busy_timeout) and never
+// deadlock on a read-to-write lock upgrade.
+type Store struct {
+	reader
+	w    *sql.DB
+	r    *sql.DB
+	keep *sql.DB   // in memory only: holds one connection so the database lives
+	conn *sql.Conn // the held connection of keep
+	cfg  settings
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) the database at o.Path, applies the
+// pragmas of o and brings the schema up to date.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	cfg, err := resolve(o)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.memory {
+		if err := os.MkdirAll(filepath.Dir(cfg.file), 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: create database directory: %w", err)
+		}
+	}
+	wdsn, rdsn, err := cfg.dsns()
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{cfg: cfg}
+	fail := func(err error) (*Store, error) {
+		_ = s.Close()
+		return nil, err
+	}
+	if cfg.memory {
+		// The first connection creates the shared in-memory database; it is
+		// held until Close so the database outlives idle pool connections.
+		if s.keep, err = sql.Open("sqlite", wdsn); err != nil {
+			return fail(fmt.Errorf("sqlite: open in-memory database: %w", err))
+		}
+		if s.conn, err = s.keep.Conn(ctx); err != nil {
+			return fail(fmt.Errorf("sqlite: open in-memory database: %w", err))
+		}
+	}
+	if s.w, err = sql.Open("sqlite", wdsn); err != nil {
+		return fail(fmt.Errorf("sqlite: open writer: %w", err))
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetMaxIdleConns(1)
+	s.w.SetConnMaxLifetime(0)
+	s.w.SetConnMaxIdleTime(0)
+	if err := s.w.PingContext(ctx); err != nil {
+		return fail(fmt.Errorf("sqlite: connect writer: %w", err))
+	}
+	if err := migrate(ctx, s.w); err != nil {
+		return fail(err)
+	}
+	if s.r, err = sql.Open("sqlite", rdsn); err != nil {
+		return fail(fmt.Errorf("sqlite: open readers: %w", err))
+	}
+	s.r.SetMaxOpenConns(cfg.maxReaders)
+	s.r.SetMaxIdleConns(cfg.maxReaders)
+	s.r.SetConnMaxIdleTime(0)
+	if err := s.r.PingContext(ctx); err != nil {
+		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
+	}
+	s.reader = reader{q: s.r, db: s.r, file: cfg.file}
+	return s, nil
+}
+
+// Backend names the dialect.
+func (s *Store) Backend() string { return "sqlite" }
+
+// Close closes every connection. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.r != nil {
+			errs = append(errs, s.r.Close())
+		}
+		if s.w != nil {
+			errs = append(errs, s.w.Close())
+		}
+		if s.conn != nil {
+			errs = append(errs, s.conn.Close())
+		}
+		if s.keep != nil {
+			errs = append(errs, s.keep.Close())
+		}
+		if err := errors.Join(errs...); err != nil {
+			s.closeErr = fmt.Errorf("sqlite: close: %w", err)
+		}
+	})
+	return s.closeErr
+}
+
+// Write runs fn in one serialized write transaction, committing when fn
+// returns nil and rolling back otherwise (also when fn panics). fn's error
+// is returned as is. fn must use tx for its reads and writes and must not
+// call Write again (the writer connection is busy until fn returns); reads
+// on the Store itself see the state before the transaction (in a
+// ":memory:" store they may see its uncommitted writes).
+func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err error) {
+	if fn == nil {
+		return errors.New("sqlite: write: nil function")
+	}
+	stx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin write: %w", err)
+	}
+	t := &tx{reader: reader{q: stx, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = stx.Rollback()
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit write: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// Changes returns change-log rows with seq > after in seq order; limit <= 0
+// means all of them.
+func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.Change, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT seq, entry_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read changes: %w", err)
+	}
+	defer rows.Close()
+	var out []persist.Change
+	for rows.Next() {
+		var c persist.Change
+		if err := rows.Scan(&c.Seq, &c.EntryID, &c.Op); err != nil {
+			return nil, fmt.Errorf("sqlite: scan change: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: read changes: %w", err)
+	}
+	return out, nil
+}

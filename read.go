@@ -1,0 +1,188 @@
+package contextd
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/contextd/contextd/persist"
+)
+
+const (
+	defaultSearchLimit = 30
+	maxPageLimit       = 100
+	maxOffset          = 1_000_000
+)
+
+// view renders a stored entry for the caller.
+func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
+	v := EntryView{
+		ID:          ent.ID,
+		ThreadID:    ent.ThreadID,
+		Source:      ent.Source,
+		ContentType: ent.ContentType,
+		TextContent: ent.Text,
+		Metadata:    ent.Metadata,
+		Tags:        ent.Tags,
+		CreatedAt:   wireTime(ent.CreatedAt),
+		UpdatedAt:   wireTime(ent.UpdatedAt),
+		Visibility:  ent.Visibility,
+		IsOwner:     ent.Owner == p.ID,
+	}
+	if v.Tags == nil {
+		v.Tags = []string{}
+	}
+	if images && ent.ContentType == "multimodal" {
+		v.Images = make([]ImageView, len(ent.Images))
+		for i, im := range ent.Images {
+			v.Images[i] = ImageView{Data: base64.StdEncoding.EncodeToString(im.Data), MimeType: im.MimeType, Metadata: im.Metadata}
+		}
+	}
+	return v
+}
+
+// searchView is a view with the search-result text contract: truncated
+// text, the flag, and summary always a string.
+func (e *Engine) searchView(p Principal, ent *persist.Entry, images bool) EntryView {
+	v := e.view(p, ent, images)
+	text, cut := truncate(ent.Text, e.cfg.SearchTruncationLength)
+	v.TextContent = text
+	v.IsTextContentTruncated = &cut
+	summary := ent.Summary
+	v.Summary = &summary
+	return v
+}
+
+// Get returns the readable entries among the ids (get_context_by_ids),
+// newest first; missing and unreadable ids are omitted alike.
+func (e *Engine) Get(ctx context.Context, req GetRequest) ([]EntryView, error) {
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.ContextIDs) == 0 || len(req.ContextIDs) > maxBatch {
+		return nil, invalidf("context_ids must hold 1 to %d IDs, got %d", maxBatch, len(req.ContextIDs))
+	}
+	ids, err := resolveIDs(ctx, e.st, acc, req.ContextIDs)
+	if err != nil {
+		return nil, err
+	}
+	images := req.IncludeImages == nil || *req.IncludeImages
+	ents, err := e.st.Get(ctx, acc, ids, persist.GetOptions{Images: images})
+	if err != nil {
+		return nil, fmt.Errorf("get entries: %w", err)
+	}
+	out := make([]EntryView, len(ents))
+	for i := range ents {
+		out[i] = e.view(p, &ents[i], images)
+		if e.cfg.IncludeSummaryInGet {
+			s := ents[i].Summary
+			out[i].Summary = &s
+		}
+	}
+	return out, nil
+}
+
+// clampLimit applies a search tool's default and maximum page size.
+func clampLimit(limit, def int) (int, *ClampedLimit, error) {
+	switch {
+	case limit == 0:
+		return def, nil, nil
+	case limit < 1:
+		return 0, nil, invalidf("limit must be at least 1, got %d", limit)
+	case limit > maxPageLimit:
+		return maxPageLimit, &ClampedLimit{Requested: limit, Applied: maxPageLimit}, nil
+	}
+	return limit, nil, nil
+}
+
+func checkOffset(offset int) error {
+	if offset < 0 || offset > maxOffset {
+		return invalidf("offset must be between 0 and %d, got %d", maxOffset, offset)
+	}
+	return nil
+}
+
+// Search lists entries by structural filters, newest first (search_context).
+func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResponse, error) {
+	start := time.Now()
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit, clamped, err := clampLimit(req.Limit, defaultSearchLimit)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOffset(req.Offset); err != nil {
+		return nil, err
+	}
+	f, problem, err := e.buildFilter(req.SearchFilter)
+	if err != nil {
+		return nil, err
+	}
+	if problem != nil {
+		resp := &SearchResponse{Results: []EntryView{}, Error: problem.error, ValidationErrors: problem.errors, ClampedLimit: clamped}
+		if req.ExplainQuery {
+			resp.Stats = &SearchStats{Backend: e.st.Backend()}
+		}
+		return resp, nil
+	}
+	res, err := e.st.Search(ctx, acc, persist.SearchQuery{
+		Filter: f.Filter, Limit: limit, Offset: req.Offset, Images: req.IncludeImages, Explain: req.ExplainQuery,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	resp := &SearchResponse{Results: make([]EntryView, len(res.Entries)), Count: len(res.Entries), ClampedLimit: clamped}
+	for i := range res.Entries {
+		resp.Results[i] = e.searchView(p, &res.Entries[i], req.IncludeImages)
+	}
+	if req.ExplainQuery {
+		plan := res.Plan
+		resp.Stats = &SearchStats{
+			ExecutionTimeMS: roundMS(time.Since(start)),
+			FiltersApplied:  f.applied,
+			RowsReturned:    len(res.Entries),
+			Backend:         e.st.Backend(),
+			QueryPlan:       &plan,
+		}
+	}
+	return resp, nil
+}
+
+func roundMS(d time.Duration) float64 {
+	return float64(d.Microseconds()/10) / 100
+}
+
+// ListThreads lists the threads holding readable entries (list_threads).
+func (e *Engine) ListThreads(ctx context.Context, req ListThreadsRequest) (*ListThreadsResponse, error) {
+	_, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Limit < 0 || req.Limit > maxPageLimit {
+		return nil, invalidf("limit must be between 1 and %d, got %d", maxPageLimit, req.Limit)
+	}
+	if req.Offset < 0 {
+		return nil, invalidf("offset must be at least 0, got %d", req.Offset)
+	}
+	offset := req.Offset
+	if req.Limit == 0 {
+		offset = 0
+	}
+	ts, err := e.st.ListThreads(ctx, acc, req.Limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	out := &ListThreadsResponse{Threads: make([]ThreadView, len(ts)), TotalThreads: len(ts)}
+	for i, t := range ts {
+		out.Threads[i] = ThreadView{
+			ThreadID: t.ThreadID, EntryCount: t.EntryCount, SourceTypes: t.SourceTypes,
+			MultimodalCount: t.MultimodalCount, FirstEntry: wireTime(t.FirstEntry),
+			LastEntry: wireTime(t.LastEntry), LastID: t.LastID,
+		}
+	}
+	return out, nil
+}

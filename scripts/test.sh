@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the whole contextd test suite: static checks, then every Go test.
+# It needs only Go on the machine; services that later suites need
+# (a throwaway PostgreSQL cluster, PGlite) are started here too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CGO_ENABLED=0
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== modernc.org/libc pin"
+# modernc.org/sqlite supports only the libc version its go.mod names.
+want=$(go mod graph | awk '$1 ~ /^modernc.org\/sqlite@/ && $2 ~ /^modernc.org\/libc@/ {sub(/.*@/, "", $2); print $2; exit}')
+have=$(go list -m -f '{{.Version}}' modernc.org/libc)
+if [ "$want" != "$have" ]; then
+  echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
+fi
+
+echo "== go test"
+go test -count=1 -timeout 25m ./... "$@"

@@ -1,0 +1,198 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/server"
+)
+
+// benchEnv is an engine on a fresh SQLite file with an in-process client.
+type benchEnv struct {
+	eng *contextd.Engine
+	c   *client.Client
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	ctx := context.Background()
+	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(b.TempDir(), "bench.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { eng.Close() })
+	srv, err := server.New(eng, server.Options{DefaultPrincipal: "local"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(srv.MCP())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return &benchEnv{eng: eng, c: c}
+}
+
+var benchStatuses = []string{"active", "pending", "done", "blocked", "review"}
+
+// benchEntry makes the i-th synthetic entry: 100 threads, five statuses,
+// a few tags and a paragraph of varied words.
+func benchEntry(rng *rand.Rand, i int) map[string]any {
+	words := []string{"index", "query", "vector", "agent", "memory", "thread", "store", "search", "filter", "budget", "grant", "owner"}
+	text := fmt.Sprintf("entry %d:", i)
+	for w := 0; w < 40; w++ {
+		text += " " + words[rng.IntN(len(words))]
+	}
+	return map[string]any{
+		"thread_id":   fmt.Sprintf("thread-%03d", i%100),
+		"source":      []string{"user", "agent"}[i%2],
+		"text":        text,
+		"tags":        []any{fmt.Sprintf("tag-%d", i%20), "bench"},
+		"metadata":    map[string]any{"status": benchStatuses[rng.IntN(len(benchStatuses))], "priority": rng.IntN(10)},
+		"deduplicate": false,
+	}
+}
+
+func (e *benchEnv) call(b *testing.B, tool string, args map[string]any) *mcp.CallToolResult {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := e.c.CallTool(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.IsError {
+		b.Fatalf("%s failed: %v", tool, res.Content)
+	}
+	return res
+}
+
+// seed stores n entries through the engine in atomic batches of 100.
+func (e *benchEnv) seed(b *testing.B, n int) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
+	for i := 0; i < n; i += 100 {
+		req := contextd.StoreBatchRequest{}
+		for j := i; j < min(i+100, n); j++ {
+			m := benchEntry(rng, j)
+			no := false
+			req.Entries = append(req.Entries, contextd.StoreBatchItem{StoreRequest: contextd.StoreRequest{
+				ThreadID: m["thread_id"].(string), Source: m["source"].(string), Text: m["text"].(string),
+				Tags: []string{fmt.Sprintf("tag-%d", j%20), "bench"}, Metadata: m["metadata"].(map[string]any), Deduplicate: &no,
+			}})
+		}
+		if _, err := e.eng.StoreBatch(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// reportLatency adds median and p99 in milliseconds to the benchmark.
+func reportLatency(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+	b.ReportMetric(ms(d[len(d)/2]), "ms-median")
+	b.ReportMetric(ms(d[min(len(d)-1, len(d)*99/100)]), "ms-p99")
+}
+
+// BenchmarkStoreBatch measures store_context_batch through MCP: one op is a
+// batch of 100 entries; entries/s is the throughput.
+func BenchmarkStoreBatch(b *testing.B) {
+	for _, size := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("existing=%d", size), func(b *testing.B) {
+			e := newBenchEnv(b)
+			e.seed(b, size)
+			rng := rand.New(rand.NewPCG(3, 4))
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; b.Loop(); i++ {
+				entries := make([]any, 100)
+				for j := range entries {
+					entries[j] = benchEntry(rng, size+i*100+j)
+				}
+				e.call(b, "store_context_batch", map[string]any{"entries": entries})
+			}
+			b.ReportMetric(float64(b.N*100)/time.Since(start).Seconds(), "entries/s")
+		})
+	}
+}
+
+// BenchmarkStoreSingle measures one store_context per op through MCP.
+func BenchmarkStoreSingle(b *testing.B) {
+	for _, size := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("existing=%d", size), func(b *testing.B) {
+			e := newBenchEnv(b)
+			e.seed(b, size)
+			rng := rand.New(rand.NewPCG(5, 6))
+			b.ReportAllocs()
+			var lat []time.Duration
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				e.call(b, "store_context", benchEntry(rng, size+i))
+				lat = append(lat, time.Since(t0))
+			}
+			reportLatency(b, lat)
+		})
+	}
+}
+
+// BenchmarkSearchContext measures filtered search_context through MCP.
+func BenchmarkSearchContext(b *testing.B) {
+	queries := []struct {
+		name string
+		args func(i int) map[string]any
+	}{
+		{"thread+status", func(i int) map[string]any {
+			return map[string]any{"thread_id": fmt.Sprintf("thread-%03d", i%100),
+				"metadata_filters": []any{map[string]any{"key": "status", "operator": "eq", "value": benchStatuses[i%5]}}}
+		}},
+		{"tags+source", func(i int) map[string]any {
+			return map[string]any{"tags": []any{fmt.Sprintf("tag-%d", i%20)}, "source": "user", "limit": 10}
+		}},
+		{"priority-gt", func(i int) map[string]any {
+			return map[string]any{"metadata_filters": []any{map[string]any{"key": "priority", "operator": "gte", "value": 5}}, "limit": 30}
+		}},
+		{"unfiltered", func(i int) map[string]any { return map[string]any{} }},
+	}
+	for _, size := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("entries=%d", size), func(b *testing.B) {
+			e := newBenchEnv(b)
+			e.seed(b, size)
+			for _, q := range queries {
+				b.Run(q.name, func(b *testing.B) {
+					b.ReportAllocs()
+					var lat []time.Duration
+					for i := 0; b.Loop(); i++ {
+						t0 := time.Now()
+						e.call(b, "search_context", q.args(i))
+						lat = append(lat, time.Since(t0))
+					}
+					reportLatency(b, lat)
+				})
+			}
+		})
+	}
+}

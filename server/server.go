@@ -1,0 +1,169 @@
+// Package server is the MCP surface of contextd: the tools of the MCP
+// Context Server API reference over a contextd.Engine. It owns the tool
+// declarations (names, descriptions, input schemas, annotations), argument
+// validation and lax coercion before the engine sees a value, the mapping
+// of results and errors to MCP tool results, the server instructions, the
+// DISABLED_TOOLS toggle, the stdio transport, and configuration from the
+// upstream environment variable names (ConfigFromEnv).
+//
+// Each tool is one file (tool_*.go) that declares its parameters once; the
+// declaration yields both the advertised JSON Schema and the decoder.
+//
+//	cfg, err := server.ConfigFromLookup(os.LookupEnv)
+//	if err != nil { ... } // a *server.ConfigError: exit 78
+//	eng, err := contextd.Open(ctx, cfg.Engine)
+//	if err != nil { ... }
+//	defer eng.Close()
+//	srv, err := server.New(eng, cfg.Server)
+//	if err != nil { ... }
+//	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/contextd/contextd"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// Name is the server name reported in the MCP handshake (R-507).
+const Name = "mcp-context-server"
+
+// DefaultPrincipal is the principal of calls that carry none.
+const DefaultPrincipal = "local"
+
+// principalPattern is the syntax of ACCESS_CONTROL_DEFAULT_PRINCIPAL.
+var principalPattern = regexp.MustCompile(`^[A-Za-z0-9._@:+-]{1,128}$`)
+
+// Options configure a Server. The zero value serves every tool as
+// principal "local" with the built-in instructions.
+type Options struct {
+	// DefaultPrincipal is the principal of a call whose context carries
+	// none (ACCESS_CONTROL_DEFAULT_PRINCIPAL, default "local").
+	DefaultPrincipal string
+	// DisabledTools are tool names not to register (DISABLED_TOOLS);
+	// matched trimmed and case-insensitively.
+	DisabledTools []string
+	// Instructions sent at initialize: nil uses DefaultInstructions,
+	// non-nil is used verbatim, and "" sends none (MCP_SERVER_INSTRUCTIONS).
+	Instructions *string
+	// Version reported in the handshake (default: the module version, or "dev").
+	Version string
+	// Logger receives diagnostics (nil discards them). Nothing is ever
+	// written to the protocol stream.
+	Logger *slog.Logger
+}
+
+// Server serves the contextd tools over MCP.
+type Server struct {
+	eng       *contextd.Engine
+	log       *slog.Logger
+	principal string
+	mcp       *mcpserver.MCPServer
+	names     []string
+}
+
+// New builds a server over eng with the tools not disabled by opts.
+func New(eng *contextd.Engine, opts Options) (*Server, error) {
+	if eng == nil {
+		return nil, errors.New("server: nil engine")
+	}
+	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.principal == "" {
+		s.principal = DefaultPrincipal
+	}
+	if !principalPattern.MatchString(s.principal) {
+		return nil, fmt.Errorf("server: invalid default principal %q: must match %s", s.principal, principalPattern)
+	}
+	version := opts.Version
+	if version == "" {
+		version = buildVersion()
+	}
+	instructions := DefaultInstructions
+	if opts.Instructions != nil {
+		instructions = *opts.Instructions
+	}
+	sopts := []mcpserver.ServerOption{
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithRecovery(),
+	}
+	if instructions != "" {
+		sopts = append(sopts, mcpserver.WithInstructions(instructions))
+	}
+	s.mcp = mcpserver.NewMCPServer(Name, version, sopts...)
+
+	disabled := map[string]bool{}
+	for _, n := range opts.DisabledTools {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+			disabled[n] = true
+		}
+	}
+	for n := range disabled {
+		if !contains(toolOrder, n) && registry[n] == nil {
+			s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
+		}
+	}
+	var tools []mcpserver.ServerTool
+	for _, t := range catalog() {
+		if disabled[t.name] {
+			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.name)
+			continue
+		}
+		tools = append(tools, mcpserver.ServerTool{
+			Tool: t.mcpTool(),
+			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return s.handle(ctx, t, req)
+			},
+		})
+		s.names = append(s.names, t.name)
+	}
+	if len(tools) > 0 {
+		s.mcp.AddTools(tools...)
+	}
+	return s, nil
+}
+
+// MCP returns the underlying mcp-go server, for other transports and for
+// in-process clients (client.NewInProcessClient(s.MCP())).
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+// ToolNames returns the names of the registered tools in reference order.
+func (s *Server) ToolNames() []string { return append([]string(nil), s.names...) }
+
+// ServeStdio serves one MCP session of newline-delimited JSON-RPC on in and
+// out until in ends or ctx is cancelled. Every call runs as the default
+// principal. Only protocol bytes are written to out. mcp-go keeps one stdio
+// session per process, so run at most one ServeStdio at a time.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	st := mcpserver.NewStdioServer(s.mcp)
+	st.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	principal := contextd.Principal{ID: s.principal}
+	st.SetContextFunc(func(ctx context.Context) context.Context {
+		return contextd.WithPrincipal(ctx, principal)
+	})
+	err := st.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+	}
+	return "dev"
+}

@@ -1,0 +1,126 @@
+package contextd
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// NameCount is one row of a top list.
+type NameCount struct {
+	ThreadID string `json:"thread_id,omitempty"`
+	Tag      string `json:"tag,omitempty"`
+	Count    int    `json:"count"`
+}
+
+// FeatureStatus reports a capability that this build does not provide yet
+// or that is switched off.
+type FeatureStatus struct {
+	Enabled   bool   `json:"enabled"`
+	Available bool   `json:"available"`
+	Message   string `json:"message,omitempty"`
+}
+
+// IndexTreeStatus is the index_tree block of get_statistics.
+type IndexTreeStatus struct {
+	Enabled   bool `json:"enabled"`
+	NodeCount int  `json:"node_count"`
+}
+
+// SummaryStatus is the summary block of get_statistics.
+type SummaryStatus struct {
+	Enabled            bool    `json:"enabled"`
+	Available          bool    `json:"available"`
+	SummaryCount       int     `json:"summary_count"`
+	CoveragePercentage float64 `json:"coverage_percentage"`
+	Message            string  `json:"message,omitempty"`
+}
+
+// ConnectionMetrics describes the database connection of the deployment.
+type ConnectionMetrics struct {
+	BackendType string `json:"backend_type"`
+}
+
+// Statistics is the result of get_statistics. Entry, thread, image, tag and
+// summary figures count only what the caller may read; the database size
+// and configuration describe the deployment.
+type Statistics struct {
+	TotalEntries        int               `json:"total_entries"`
+	BySource            map[string]int    `json:"by_source"`
+	ByContentType       map[string]int    `json:"by_content_type"`
+	TotalImages         int               `json:"total_images"`
+	UniqueTags          int               `json:"unique_tags"`
+	TotalThreads        int               `json:"total_threads"`
+	AvgEntriesPerThread float64           `json:"avg_entries_per_thread"`
+	MostActiveThreads   []NameCount       `json:"most_active_threads"`
+	TopTags             []NameCount       `json:"top_tags"`
+	Backend             string            `json:"backend"`
+	DatabaseSizeMB      *float64          `json:"database_size_mb,omitempty"`
+	ConnectionMetrics   ConnectionMetrics `json:"connection_metrics"`
+	SemanticSearch      FeatureStatus     `json:"semantic_search"`
+	FTS                 FeatureStatus     `json:"fts"`
+	Summary             SummaryStatus     `json:"summary"`
+	Compression         FeatureStatus     `json:"compression"`
+	IndexTree           IndexTreeStatus   `json:"index_tree"`
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func coverage(part, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return round2(100 * float64(part) / float64(total))
+}
+
+// Statistics computes get_statistics for the caller.
+func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
+	_, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.st.Stats(ctx, acc)
+	if err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
+	}
+	out := &Statistics{
+		TotalEntries:      s.TotalEntries,
+		BySource:          nonNilMap(s.BySource),
+		ByContentType:     nonNilMap(s.ByContentType),
+		TotalImages:       s.TotalImages,
+		UniqueTags:        s.UniqueTags,
+		TotalThreads:      s.TotalThreads,
+		MostActiveThreads: []NameCount{},
+		TopTags:           []NameCount{},
+		Backend:           e.st.Backend(),
+		ConnectionMetrics: ConnectionMetrics{BackendType: e.st.Backend()},
+		SemanticSearch:    FeatureStatus{Message: "semantic search is not part of this build yet"},
+		FTS:               FeatureStatus{Message: "full-text search is not part of this build yet"},
+		Summary: SummaryStatus{
+			SummaryCount:       s.SummaryCount,
+			CoveragePercentage: coverage(s.SummaryCount, s.TotalEntries),
+			Message:            "summary generation is not part of this build yet",
+		},
+	}
+	if s.TotalThreads > 0 {
+		out.AvgEntriesPerThread = round2(float64(s.TotalEntries) / float64(s.TotalThreads))
+	}
+	for _, c := range s.MostActive {
+		out.MostActiveThreads = append(out.MostActiveThreads, NameCount{ThreadID: c.Name, Count: c.Count})
+	}
+	for _, c := range s.TopTags {
+		out.TopTags = append(out.TopTags, NameCount{Tag: c.Name, Count: c.Count})
+	}
+	if s.DBSizeBytes >= 0 {
+		mb := round2(float64(s.DBSizeBytes) / (1 << 20))
+		out.DatabaseSizeMB = &mb
+	}
+	return out, nil
+}
+
+func nonNilMap(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
+}

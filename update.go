@@ -1,0 +1,276 @@
+package contextd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/contextd/contextd/persist"
+)
+
+// maxUpdateAttempts bounds the optimistic-concurrency retries of an update.
+const maxUpdateAttempts = 5
+
+// preparedUpdate is a validated update request with its resolved id.
+type preparedUpdate struct {
+	id       string
+	text     *string
+	hash     string
+	metadata json.RawMessage // full replacement, when set
+	hasMeta  bool
+	patch    map[string]any
+	tags     *[]string
+	images   *[]persist.Image
+	vis      *string
+}
+
+// updateWording holds the texts that differ between update_context and
+// update_context_batch.
+type updateWording struct {
+	batch bool
+}
+
+func (w updateWording) emptyText() string {
+	if w.batch {
+		return "text cannot be empty or whitespace"
+	}
+	return "text cannot be empty or contain only whitespace"
+}
+
+func (w updateWording) bothMeta() string {
+	if w.batch {
+		return "Cannot use both metadata and metadata_patch. Use one or the other."
+	}
+	return "Cannot use both metadata and metadata_patch parameters together. Use metadata for full replacement or metadata_patch for partial updates."
+}
+
+// validateUpdate checks everything that needs no database, in the
+// documented order.
+func (e *Engine) validateUpdate(req UpdateRequest, w updateWording) (*preparedUpdate, error) {
+	pu := &preparedUpdate{}
+	if req.Text != nil {
+		t := pyStrip(*req.Text)
+		if t == "" {
+			return nil, invalidf("%s", w.emptyText())
+		}
+		pu.text, pu.hash = &t, contentHash(t)
+	}
+	if req.Metadata != nil && req.MetadataPatch != nil {
+		return nil, invalidf("%s", w.bothMeta())
+	}
+	if req.Text == nil && req.Metadata == nil && req.MetadataPatch == nil && req.Tags == nil && req.Images == nil && req.Visibility == nil {
+		return nil, invalidf("At least one field must be provided for update")
+	}
+	if req.Images != nil {
+		imgs, err := e.decodeImages(*req.Images, w.batch)
+		if err != nil {
+			return nil, err
+		}
+		pu.images = &imgs
+	}
+	if err := checkTagCaps(req.Tags); err != nil {
+		return nil, err
+	}
+	for _, md := range []map[string]any{req.Metadata, req.MetadataPatch} {
+		if err := e.checkIndexedFields(md); err != nil {
+			return nil, err
+		}
+	}
+	if req.Visibility != nil && *req.Visibility != VisibilityPrivate && *req.Visibility != VisibilityPublic {
+		return nil, invalidf("visibility must be one of 'private', 'public'")
+	}
+	if err := checkMetadataValues("metadata", anyMap(req.Metadata)); err != nil {
+		return nil, err
+	}
+	if err := checkMetadataValues("metadata_patch", anyMap(req.MetadataPatch)); err != nil {
+		return nil, err
+	}
+	if pu.text != nil {
+		if err := checkStorable("text", *pu.text); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range req.Tags {
+		if err := checkStorable("tags", t); err != nil {
+			return nil, err
+		}
+	}
+	if req.Metadata != nil {
+		raw, err := json.Marshal(req.Metadata)
+		if err != nil {
+			return nil, invalidf("metadata: %v", err)
+		}
+		pu.metadata, pu.hasMeta = raw, true
+	}
+	pu.patch = req.MetadataPatch
+	if req.Tags != nil {
+		tags := normalizeTags(req.Tags)
+		pu.tags = &tags
+	}
+	pu.vis = req.Visibility
+	return pu, nil
+}
+
+// accessWording holds the access messages of the single and batch forms.
+type accessWording struct {
+	notFound, notAuthorized string // formats taking the id
+}
+
+var (
+	singleAccess = accessWording{"Context entry with ID %s not found", "Not authorized to modify context entry with ID %s"}
+	batchAccess  = accessWording{"Context entry %s not found", "Not authorized to modify context entry %s"}
+)
+
+// checkUpdateAccess decides whether the caller may apply pu to its entry.
+func (e *Engine) checkUpdateAccess(ctx context.Context, r persist.Reader, p Principal, acc persist.Access, pu *preparedUpdate, w accessWording) (persist.State, error) {
+	st, found, err := r.State(ctx, acc, pu.id)
+	if err != nil {
+		return st, fmt.Errorf("entry state: %w", err)
+	}
+	if !found || !st.Readable {
+		return st, newErr(ErrNotFound, w.notFound, pu.id)
+	}
+	if !st.Writable {
+		return st, newErr(ErrNotAuthorized, w.notAuthorized, pu.id)
+	}
+	if pu.vis != nil {
+		if st.Owner != p.ID {
+			return st, newErr(ErrNotAuthorized, "Only the owner may change the visibility of context %s", pu.id)
+		}
+		if err := e.checkVisibility(p, *pu.vis); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// applyUpdate writes pu at the observed state inside tx and returns the
+// updated field names; ok is false when the entry changed concurrently.
+func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpdate, st persist.State) (fields []string, ok bool, err error) {
+	u := persist.Update{UpdatedAt: e.now().UTC(), ExpectVersion: st.Version}
+	if pu.text != nil {
+		empty := ""
+		u.Text, u.ContentHash, u.Summary = pu.text, &pu.hash, &empty
+		u.BumpVersion = true
+		fields = append(fields, "text_content")
+	}
+	if pu.hasMeta {
+		md := pu.metadata
+		u.Metadata = &md
+		u.BumpVersion = true
+		fields = append(fields, "metadata")
+	} else if pu.patch != nil {
+		merged, err := mergePatch(st.Metadata, pu.patch)
+		if err != nil {
+			return nil, false, err
+		}
+		u.Metadata = &merged
+		fields = append(fields, "metadata")
+	}
+	if pu.tags != nil {
+		u.Tags = pu.tags
+		fields = append(fields, "tags")
+	}
+	if pu.images != nil {
+		ct := contentTypeFor(len(*pu.images))
+		u.Images, u.ContentType = pu.images, &ct
+		fields = append(fields, "images", "content_type")
+	}
+	if pu.vis != nil {
+		u.Visibility = pu.vis
+		u.BumpVersion = true
+		fields = append(fields, "visibility")
+	}
+	ok, err = tx.Update(ctx, pu.id, u)
+	return fields, ok, err
+}
+
+// Update changes one entry (update_context).
+func (e *Engine) Update(ctx context.Context, req UpdateRequest) (*UpdateResponse, error) {
+	if err := e.CheckWritable(ctx, "update_context"); err != nil {
+		return nil, err
+	}
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pu, err := e.validateUpdate(req, updateWording{})
+	if err != nil {
+		return nil, err
+	}
+	if pu.id, err = resolveID(ctx, e.st, acc, req.ContextID); err != nil {
+		return nil, wrapIDErr("Invalid context ID: ", err)
+	}
+	if _, err := e.checkUpdateAccess(ctx, e.st, p, acc, pu, singleAccess); err != nil {
+		return nil, err
+	}
+	fields, err := e.updateOne(ctx, p, acc, pu, singleAccess)
+	if err != nil {
+		return nil, err
+	}
+	return &UpdateResponse{
+		Success: true, ContextID: pu.id, UpdatedFields: fields,
+		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)),
+	}, nil
+}
+
+// mergePatch applies an RFC 7396 merge patch to a stored metadata object;
+// a missing or non-object target counts as {}.
+func mergePatch(target json.RawMessage, patch map[string]any) (json.RawMessage, error) {
+	var cur any
+	if len(target) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(target))
+		dec.UseNumber()
+		if err := dec.Decode(&cur); err != nil {
+			return nil, fmt.Errorf("stored metadata: %w", err)
+		}
+	}
+	out, err := json.Marshal(mergeValue(cur, patch))
+	if err != nil {
+		return nil, invalidf("metadata_patch: %v", err)
+	}
+	return out, nil
+}
+
+func mergeValue(target any, patch map[string]any) map[string]any {
+	obj, ok := target.(map[string]any)
+	if !ok {
+		obj = map[string]any{}
+	}
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			delete(obj, k)
+		case map[string]any:
+			obj[k] = mergeValue(obj[k], pv)
+		default:
+			obj[k] = v
+		}
+	}
+	return obj
+}
+
+// updateOne applies pu in its own transaction, retrying when a concurrent
+// writer changed the entry between the state read and the write.
+func (e *Engine) updateOne(ctx context.Context, p Principal, acc persist.Access, pu *preparedUpdate, w accessWording) ([]string, error) {
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		var fields []string
+		var ok bool
+		err := e.st.Write(ctx, func(tx persist.Tx) error {
+			st, err := e.checkUpdateAccess(ctx, tx, p, acc, pu, w)
+			if err != nil {
+				return err
+			}
+			fields, ok, err = e.applyUpdate(ctx, tx, pu, st)
+			return err
+		})
+		if err != nil {
+			return nil, passEngineErr("update", err)
+		}
+		if ok {
+			return fields, nil
+		}
+	}
+	return nil, newErr(ErrConflict, "Concurrent modification of context %s: the entry kept changing during the update. Retry the request.", pu.id)
+}
