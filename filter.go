@@ -1,6 +1,7 @@
 package contextd
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -72,6 +73,18 @@ func filterScalar(v any) (any, error) {
 		return x, nil
 	case float32:
 		return filterScalar(float64(x))
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n, nil
+		}
+		if !strings.ContainsAny(string(x), ".eE") {
+			return nil, fmt.Errorf("integer values must fit in 64 bits, got %s", x)
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("numeric value %s is out of range", x)
+		}
+		return filterScalar(f)
 	case int:
 		return int64(x), nil
 	case int64:
@@ -302,7 +315,7 @@ func (e *Engine) buildFilter(f SearchFilter) (*builtFilter, *filterProblem, erro
 		}
 		v := f.Metadata[k]
 		switch v.(type) {
-		case string, bool, float64, float32, int, int64, int32:
+		case string, bool, float64, float32, int, int64, int32, json.Number:
 		default:
 			errs = append(errs, fmt.Sprintf("Invalid metadata value for key '%s': only string, number and boolean values are supported", k))
 			continue
@@ -351,7 +364,7 @@ func weekToCalendar(v string) (string, bool) {
 		d, _ = strconv.Atoi(m[3])
 	}
 	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC)
-	week1 := jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7))
+	week1 := jan4.AddDate(0, 0, -((int(jan4.Weekday()) + 6) % 7))
 	_, maxWeek := time.Date(y, 12, 28, 0, 0, 0, 0, time.UTC).ISOWeek()
 	if w < 1 || w > maxWeek {
 		return v, false

@@ -231,6 +231,8 @@ func TestParseMetaFilter(t *testing.T) {
 		{"contains number", map[string]any{"key": "k", "operator": "contains", "value": 5.0}, "Operator contains requires a string value"},
 		{"extra key", map[string]any{"key": "k", "op": "gt", "value": 1.0}, "op: Extra inputs are not permitted"},
 		{"unknown operator", map[string]any{"key": "k", "operator": "regex", "value": "a"}, "operator: Input should be one of"},
+		{"beyond int64", map[string]any{"key": "k", "operator": "eq", "value": json.Number("99999999999999999999")}, "integer values must fit in 64 bits"},
+		{"big float ok", map[string]any{"key": "k", "operator": "gt", "value": json.Number("1.5e300")}, ""},
 		{"exists ignores value", map[string]any{"key": "k", "operator": "exists", "value": []any{1.0}}, ""},
 	}
 	for _, c := range cases {

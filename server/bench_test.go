@@ -170,7 +170,8 @@ func BenchmarkSearchContext(b *testing.B) {
 				"metadata_filters": []any{map[string]any{"key": "status", "operator": "eq", "value": benchStatuses[i%5]}}}
 		}},
 		{"tags+source", func(i int) map[string]any {
-			return map[string]any{"tags": []any{fmt.Sprintf("tag-%d", i%20)}, "source": "user", "limit": 10}
+			// Even tags belong to user entries (both follow i), so every query matches.
+			return map[string]any{"tags": []any{fmt.Sprintf("tag-%d", 2*(i%10))}, "source": "user", "limit": 10}
 		}},
 		{"priority-gt", func(i int) map[string]any {
 			return map[string]any{"metadata_filters": []any{map[string]any{"key": "priority", "operator": "gte", "value": 5}}, "limit": 30}

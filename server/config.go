@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -50,22 +49,6 @@ func (c Config) SlogLevel() slog.Level {
 		return slog.LevelError + 4
 	}
 	return slog.LevelError
-}
-
-// ConfigFromEnv reads the configuration through getenv, where "" means
-// unset: a getenv cannot tell a variable set to "" from an unset one, so an
-// empty MCP_SERVER_INSTRUCTIONS (no instructions) or DB_PATH (an error)
-// would read as unset. When getenv is os.Getenv itself, the environment is
-// read through os.LookupEnv instead, which keeps both meanings. Prefer
-// ConfigFromLookup with any other source.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	if getenv != nil && reflect.ValueOf(getenv).Pointer() == reflect.ValueOf(os.Getenv).Pointer() {
-		return ConfigFromLookup(os.LookupEnv)
-	}
-	return ConfigFromLookup(func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	})
 }
 
 // ConfigFromLookup reads the configuration through lookup (os.LookupEnv).

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -142,18 +141,6 @@ func TestConfigBusyTimeoutOverride(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnvTreatsEmptyAsUnset(t *testing.T) {
-	c, err := ConfigFromEnv(func(k string) string {
-		return map[string]string{"DB_PATH": "", "MCP_SERVER_INSTRUCTIONS": "", "LOG_LEVEL": "info"}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Server.Instructions != nil || c.LogLevel != "INFO" || c.Engine.DBPath == "" {
-		t.Fatalf("got instructions=%v level=%s db=%q", c.Server.Instructions, c.LogLevel, c.Engine.DBPath)
-	}
-}
-
 func TestConfigInvalid(t *testing.T) {
 	tests := []struct {
 		name, varName, value string
@@ -234,18 +221,18 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnvWithOSGetenv(t *testing.T) {
-	t.Setenv("MCP_SERVER_INSTRUCTIONS", "")
-	t.Setenv("DB_PATH", "/tmp/ctx.db")
-	c, err := ConfigFromEnv(os.Getenv)
+func TestConfigSetButEmpty(t *testing.T) {
+	env := map[string]string{"MCP_SERVER_INSTRUCTIONS": "", "DB_PATH": "/tmp/ctx.db"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	c, err := ConfigFromLookup(lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Server.Instructions == nil || *c.Server.Instructions != "" {
-		t.Fatalf("MCP_SERVER_INSTRUCTIONS set to \"\" through os.Getenv: got %v, want an empty override", c.Server.Instructions)
+		t.Fatalf("MCP_SERVER_INSTRUCTIONS set to \"\": got %v, want an empty override", c.Server.Instructions)
 	}
-	t.Setenv("DB_PATH", "")
-	if _, err := ConfigFromEnv(os.Getenv); err == nil || !strings.Contains(err.Error(), "DB_PATH") {
-		t.Fatalf("DB_PATH set to \"\" through os.Getenv: got %v, want a DB_PATH error", err)
+	env["DB_PATH"] = ""
+	if _, err := ConfigFromLookup(lookup); err == nil || !strings.Contains(err.Error(), "DB_PATH") {
+		t.Fatalf("DB_PATH set to \"\": got %v, want a DB_PATH error", err)
 	}
 }

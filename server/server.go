@@ -4,7 +4,7 @@
 // validation and lax coercion before the engine sees a value, the mapping
 // of results and errors to MCP tool results, the server instructions, the
 // DISABLED_TOOLS toggle, the stdio transport, and configuration from the
-// upstream environment variable names (ConfigFromEnv).
+// upstream environment variable names (ConfigFromLookup).
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
 // declaration yields both the advertised JSON Schema and the decoder.

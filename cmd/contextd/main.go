@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,12 +34,12 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.LookupEnv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "version", "--version", "-v":
@@ -52,12 +53,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return exitUsage
 		}
 	}
-	cfg, err := server.ConfigFromEnv(getenv)
+	cfg, err := server.ConfigFromLookup(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
 	}
 	cfg.Server.Version = contextd.Version
+	// stdout carries only protocol bytes; diagnostics go to stderr.
+	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)

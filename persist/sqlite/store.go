@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/contextd/contextd/persist"
 
@@ -23,11 +25,17 @@ var _ persist.Store = (*Store)(nil)
 // deadlock on a read-to-write lock upgrade.
 type Store struct {
 	reader
-	w    *sql.DB
-	r    *sql.DB
-	keep *sql.DB   // in memory only: holds one connection so the database lives
-	conn *sql.Conn // the held connection of keep
-	cfg  settings
+	w     *sql.DB
+	r     *sql.DB
+	keep  *sql.DB   // in memory only: holds one connection so the database lives
+	conn  *sql.Conn // the held connection of keep
+	cfg   settings
+	stmts *stmtCache // fixed write statements, prepared on w
+
+	// committed is the highest change-log seq committed through this
+	// Store. In memory, where readers read uncommitted, Changes stops
+	// there so a follower never applies a change that may still roll back.
+	committed atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -77,6 +85,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := migrate(ctx, s.w); err != nil {
 		return fail(err)
 	}
+	if s.stmts, err = prepareWriteStmts(ctx, s.w); err != nil {
+		return fail(err)
+	}
 	if s.r, err = sql.Open("sqlite", rdsn); err != nil {
 		return fail(fmt.Errorf("sqlite: open readers: %w", err))
 	}
@@ -99,6 +110,9 @@ func (s *Store) Close() error {
 		var errs []error
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
+		}
+		if s.stmts != nil {
+			errs = append(errs, s.stmts.close())
 		}
 		if s.w != nil {
 			errs = append(errs, s.w.Close())
@@ -130,7 +144,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if err != nil {
 		return fmt.Errorf("sqlite: begin write: %w", err)
 	}
-	t := &tx{reader: reader{q: stx, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys}
+	t := &tx{reader: reader{q: stx, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
 	committed := false
 	defer func() {
 		if !committed {
@@ -144,6 +158,12 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		return fmt.Errorf("sqlite: commit write: %w", err)
 	}
 	committed = true
+	for {
+		cur := s.committed.Load()
+		if t.lastSeq <= cur || s.committed.CompareAndSwap(cur, t.lastSeq) {
+			break
+		}
+	}
 	return nil
 }
 
@@ -153,8 +173,12 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 	if limit <= 0 {
 		limit = -1
 	}
+	upto := int64(math.MaxInt64)
+	if s.cfg.memory {
+		upto = s.committed.Load()
+	}
 	rows, err := s.r.QueryContext(ctx,
-		`SELECT seq, entry_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+		`SELECT seq, entry_id, op FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, after, upto, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read changes: %w", err)
 	}

@@ -17,8 +17,10 @@ import (
 // transaction plus the writes, each appending to the change log.
 type tx struct {
 	reader
-	tx *sql.Tx
-	fk bool // foreign keys on: children are removed by ON DELETE CASCADE
+	tx      *sql.Tx
+	fk      bool // foreign keys on: children are removed by ON DELETE CASCADE
+	stmts   *stmtCache
+	lastSeq int64 // highest change-log seq written by this transaction
 }
 
 var _ persist.Tx = (*tx)(nil)
@@ -41,10 +43,21 @@ func metadataArg(m json.RawMessage) any {
 }
 
 func (t *tx) log(ctx context.Context, id, op string) error {
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO change_log (entry_id, op, at) VALUES (?, ?, ?)`,
-		id, op, time.Now().UnixMicro()); err != nil {
+	res, err := t.exec(ctx, sqlInsertLog,
+		id, op, time.Now().UnixMicro())
+	if err != nil {
 		return fmt.Errorf("sqlite: append change log: %w", err)
 	}
+	return t.noteSeq(res)
+}
+
+// noteSeq records the seq of the last change-log row res inserted.
+func (t *tx) noteSeq(res sql.Result) error {
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("sqlite: append change log: %w", err)
+	}
+	t.lastSeq = max(t.lastSeq, seq)
 	return nil
 }
 
@@ -61,10 +74,7 @@ func (t *tx) Insert(ctx context.Context, e *persist.Entry, grants []persist.Gran
 		e.UpdatedAt = e.CreatedAt
 	}
 	created := micros(e.CreatedAt)
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO context_entries
-		(id, thread_id, source, content_type, text_content, metadata, summary, content_hash,
-		 version, owner_id, visibility, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := t.exec(ctx, sqlInsertEntry,
 		e.ID, e.ThreadID, e.Source, e.ContentType, e.Text, metadataArg(e.Metadata),
 		nullString(e.Summary), nullString(e.ContentHash), e.Version, e.Owner, e.Visibility,
 		created, micros(e.UpdatedAt)); err != nil {
@@ -81,9 +91,7 @@ func (t *tx) Insert(ctx context.Context, e *persist.Entry, grants []persist.Gran
 		if !g.CreatedAt.IsZero() {
 			at = micros(g.CreatedAt)
 		}
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO context_entry_grants
-			(context_entry_id, principal_type, principal_id, permission, granted_by, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		if _, err := t.exec(ctx, sqlInsertGrant,
 			e.ID, g.PrincipalType, g.PrincipalID, g.Permission, g.GrantedBy, at); err != nil {
 			return fmt.Errorf("sqlite: insert grant: %w", err)
 		}
@@ -95,17 +103,10 @@ func (t *tx) insertTags(ctx context.Context, id string, tags []string) error {
 	if len(tags) == 0 {
 		return nil
 	}
-	b := &sqlb{}
-	b.w("INSERT INTO tags (context_entry_id, tag) VALUES ")
-	for i, tag := range tags {
-		if i > 0 {
-			b.w(", ")
+	for _, tag := range tags {
+		if _, err := t.exec(ctx, sqlInsertTag, id, tag); err != nil {
+			return fmt.Errorf("sqlite: insert tags: %w", err)
 		}
-		b.w("(").arg(id).w(", ").arg(tag).w(")")
-	}
-	b.w(" ON CONFLICT DO NOTHING")
-	if _, err := t.tx.ExecContext(ctx, b.String(), b.args...); err != nil {
-		return fmt.Errorf("sqlite: insert tags: %w", err)
 	}
 	return nil
 }
@@ -120,9 +121,7 @@ func (t *tx) insertImages(ctx context.Context, id string, imgs []persist.Image, 
 		if data == nil {
 			data = []byte{}
 		}
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO image_attachments
-			(context_entry_id, image_data, mime_type, image_metadata, position, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, id, data, img.MimeType, meta, i, at); err != nil {
+		if _, err := t.exec(ctx, sqlInsertImage, id, data, img.MimeType, meta, i, at); err != nil {
 			return fmt.Errorf("sqlite: insert image %d: %w", i, err)
 		}
 	}
@@ -244,10 +243,14 @@ func (t *tx) Delete(ctx context.Context, ids []string) (int, error) {
 	}
 	sort.Strings(gone)
 	enc, _ := json.Marshal(gone) // []string always encodes
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO change_log (entry_id, op, at)
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO change_log (entry_id, op, at)
 		SELECT value, ?, ? FROM json_each(?) ORDER BY key`,
-		persist.OpDelete, time.Now().UnixMicro(), string(enc)); err != nil {
+		persist.OpDelete, time.Now().UnixMicro(), string(enc))
+	if err != nil {
 		return 0, fmt.Errorf("sqlite: append change log: %w", err)
+	}
+	if err := t.noteSeq(res); err != nil {
+		return 0, err
 	}
 	return len(gone), nil
 }
