@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/contextd/contextd/persist"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 var _ persist.Store = (*Store)(nil)
@@ -79,7 +81,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
-	if err := s.w.PingContext(ctx); err != nil {
+	if err := s.connectWriter(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect writer: %w", err))
 	}
 	if err := migrate(ctx, s.w); err != nil {
@@ -195,4 +197,33 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 		return nil, fmt.Errorf("sqlite: read changes: %w", err)
 	}
 	return out, nil
+}
+
+// connectWriter opens the writer connection. Switching a new database to
+// WAL needs an exclusive lock and SQLite reports SQLITE_BUSY for it without
+// consulting the busy handler, so processes opening one new file at the same
+// time retry here, within the busy timeout.
+func (s *Store) connectWriter(ctx context.Context) error {
+	deadline := time.Now().Add(time.Duration(s.cfg.busyTimeoutMS) * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := s.w.PingContext(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *sqlitedrv.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+	}
+	return false
 }
