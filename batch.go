@@ -57,6 +57,17 @@ func (e *Engine) StoreBatch(ctx context.Context, req StoreBatchRequest) (*BatchR
 		resp.Message = "All entries failed validation"
 		return resp, nil
 	}
+	for i, ps := range prepared {
+		if ps == nil {
+			continue
+		}
+		if err := e.generateStore(ctx, p, acc, ps, false); err != nil {
+			if atomic {
+				return nil, err
+			}
+			resp.Results[i].Error, prepared[i] = errText(err), nil
+		}
+	}
 	record := func(i int, out storeOutcome) {
 		resp.Results[i].Success = true
 		resp.Results[i].ContextID = strPtr(out.id)
@@ -170,6 +181,20 @@ func (e *Engine) UpdateBatch(ctx context.Context, req UpdateBatchRequest) (*Batc
 		resp.Failed = total
 		resp.Message = "All updates failed validation"
 		return resp, nil
+	}
+	for i, pu := range prepared {
+		if pu == nil || pu.text == nil {
+			continue
+		}
+		if _, err := e.checkUpdateAccess(ctx, e.st, p, acc, pu, batchAccess); err != nil {
+			continue // reported by the transaction in order
+		}
+		if err := e.generateUpdate(ctx, acc, pu); err != nil {
+			if atomic {
+				return nil, err
+			}
+			resp.Results[i].Error, prepared[i] = errText(err), nil
+		}
 	}
 	if atomic {
 		fields := make([][]string, total)

@@ -16,6 +16,7 @@ package contextd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,6 +69,16 @@ type Config struct {
 	// IncludeSummaryInGet is GET_CONTEXT_BY_IDS_INCLUDE_SUMMARY.
 	IncludeSummaryInGet bool
 
+	// Grep holds the GREP_* caps of grep_context.
+	Grep GrepConfig
+	// Summary configures summary generation (no Summarizer: none).
+	Summary SummaryConfig
+	// IndexTree configures index-tree node summaries.
+	IndexTree IndexTreeConfig
+	// FTS configures full-text search (ENABLE_FTS, SEARCH_BACKEND,
+	// FTS_LANGUAGE).
+	FTS FTSConfig
+
 	// Now and NewID are seams for tests; nil means the wall clock and
 	// monotonic UUIDv7 ids.
 	Now   func() time.Time
@@ -82,6 +93,8 @@ type Engine struct {
 	now     func() time.Time
 	newID   func() string
 	indexed map[string]string
+	gen     *generator
+	fts     *fullText
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -120,6 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.newID == nil {
 		e.newID = newIDGenerator().next
 	}
+	e.gen = newGenerator(cfg)
 	e.indexed = make(map[string]string, len(cfg.IndexedFields))
 	for _, f := range cfg.IndexedFields {
 		e.indexed[f.Name] = f.Type
@@ -140,15 +154,22 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.st, e.ownsSt = st, true
 	}
+	if err := e.openFullText(ctx); err != nil {
+		if e.ownsSt {
+			_ = e.st.Close()
+		}
+		return nil, err
+	}
 	return e, nil
 }
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {
+	err := e.closeFullText()
 	if e.ownsSt {
-		return e.st.Close()
+		return errors.Join(err, e.st.Close())
 	}
-	return nil
+	return err
 }
 
 // Backend names the storage backend ("sqlite" or "postgresql").

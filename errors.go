@@ -23,6 +23,9 @@ var (
 	ErrNoPrincipal = errors.New("no principal in context")
 	// ErrUnavailable: a capability (a search mode, a provider) is not available.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrGeneration: a model provider failed after its retries; nothing
+	// was stored.
+	ErrGeneration = errors.New("generation failed")
 )
 
 // Error is an engine error with the reference message text.

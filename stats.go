@@ -31,8 +31,11 @@ type IndexTreeStatus struct {
 type SummaryStatus struct {
 	Enabled            bool    `json:"enabled"`
 	Available          bool    `json:"available"`
+	Provider           string  `json:"provider,omitempty"`
+	Model              string  `json:"model,omitempty"`
 	SummaryCount       int     `json:"summary_count"`
 	CoveragePercentage float64 `json:"coverage_percentage"`
+	MinContentLength   int     `json:"min_content_length"`
 	Message            string  `json:"message,omitempty"`
 }
 
@@ -58,7 +61,7 @@ type Statistics struct {
 	DatabaseSizeMB      *float64          `json:"database_size_mb,omitempty"`
 	ConnectionMetrics   ConnectionMetrics `json:"connection_metrics"`
 	SemanticSearch      FeatureStatus     `json:"semantic_search"`
-	FTS                 FeatureStatus     `json:"fts"`
+	FTS                 FTSStatus         `json:"fts"`
 	Summary             SummaryStatus     `json:"summary"`
 	Compression         FeatureStatus     `json:"compression"`
 	IndexTree           IndexTreeStatus   `json:"index_tree"`
@@ -95,12 +98,13 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		Backend:           e.st.Backend(),
 		ConnectionMetrics: ConnectionMetrics{BackendType: e.st.Backend()},
 		SemanticSearch:    FeatureStatus{Message: "semantic search is not part of this build yet"},
-		FTS:               FeatureStatus{Message: "full-text search is not part of this build yet"},
-		Summary: SummaryStatus{
-			SummaryCount:       s.SummaryCount,
-			CoveragePercentage: coverage(s.SummaryCount, s.TotalEntries),
-			Message:            "summary generation is not part of this build yet",
-		},
+		Summary:           e.summaryStatus(s),
+	}
+	if out.IndexTree, err = e.indexTreeStatus(ctx, acc); err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
+	}
+	if out.FTS, err = e.ftsStatus(ctx, acc, s.TotalEntries); err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
 	}
 	if s.TotalThreads > 0 {
 		out.AvgEntriesPerThread = round2(float64(s.TotalEntries) / float64(s.TotalThreads))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/contextd/contextd/persist"
@@ -19,6 +20,7 @@ type preparedStore struct {
 	tags                   []string        // nil = absent
 	images                 []persist.Image // nil = absent
 	dedup                  bool
+	gen                    *generation // produced before the transaction
 }
 
 func contentHash(text string) string {
@@ -145,14 +147,20 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 				ct := contentTypeFor(len(imgs))
 				u.Images, u.ContentType = &imgs, &ct
 			}
+			if ps.gen != nil && ps.gen.outcome == summaryGenerated {
+				u.Summary = &ps.gen.summary
+			}
 			ok, err := tx.Update(ctx, cand.ID, u)
 			if err != nil {
 				return storeOutcome{}, err
 			}
 			if ok {
-				return storeOutcome{id: cand.ID, merged: true}, nil
+				return storeOutcome{id: cand.ID, merged: true}, writeNodes(ctx, tx, cand.ID, ps.gen)
 			}
 		}
+	}
+	if ps.gen != nil && ps.gen.outcome == summaryReused {
+		return storeOutcome{}, errRegenerate // the pre-checked merge did not happen
 	}
 	ent := &persist.Entry{
 		ID:          e.newID(),
@@ -175,10 +183,13 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 			grants = append(grants, persist.Grant{PrincipalType: "group", PrincipalID: g, Permission: "read", GrantedBy: p.ID, CreatedAt: now})
 		}
 	}
+	if ps.gen != nil {
+		ent.Summary = ps.gen.summary
+	}
 	if err := tx.Insert(ctx, ent, grants); err != nil {
 		return storeOutcome{}, err
 	}
-	return storeOutcome{id: ent.ID}, nil
+	return storeOutcome{id: ent.ID}, writeNodes(ctx, tx, ent.ID, ps.gen)
 }
 
 // sameText compares by content hash, falling back to the text of legacy
@@ -210,11 +221,22 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, e
 	if err != nil {
 		return nil, err
 	}
+	if err := e.generateStore(ctx, p, acc, ps, true); err != nil {
+		return nil, err
+	}
 	var out storeOutcome
-	err = e.st.Write(ctx, func(tx persist.Tx) error {
-		out, err = e.storeTx(ctx, tx, p, acc, ps)
-		return err
-	})
+	for attempt := 0; ; attempt++ {
+		err = e.st.Write(ctx, func(tx persist.Tx) error {
+			out, err = e.storeTx(ctx, tx, p, acc, ps)
+			return err
+		})
+		if !errors.Is(err, errRegenerate) || attempt > 0 {
+			break
+		}
+		if err := e.generateStore(ctx, p, acc, ps, false); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, passEngineErr("store", err)
 	}
@@ -225,5 +247,6 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, e
 	if n := len(ps.images); n > 0 {
 		msg += fmt.Sprintf(" with %d images", n)
 	}
+	msg += storeParts(ps.gen, out.merged)
 	return &StoreResponse{Success: true, ContextID: out.id, ThreadID: ps.threadID, Message: msg}, nil
 }

@@ -23,6 +23,7 @@ type preparedUpdate struct {
 	tags     *[]string
 	images   *[]persist.Image
 	vis      *string
+	gen      *generation // produced before the transaction when text changes
 }
 
 // updateWording holds the texts that differ between update_context and
@@ -150,10 +151,16 @@ func (e *Engine) checkUpdateAccess(ctx context.Context, r persist.Reader, p Prin
 func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpdate, st persist.State) (fields []string, ok bool, err error) {
 	u := persist.Update{UpdatedAt: e.now().UTC(), ExpectVersion: st.Version}
 	if pu.text != nil {
-		empty := ""
-		u.Text, u.ContentHash, u.Summary = pu.text, &pu.hash, &empty
+		summary := ""
+		if pu.gen != nil {
+			summary = pu.gen.summary
+		}
+		u.Text, u.ContentHash, u.Summary = pu.text, &pu.hash, &summary
 		u.BumpVersion = true
 		fields = append(fields, "text_content")
+		if summary != "" {
+			fields = append(fields, "summary")
+		}
 	}
 	if pu.hasMeta {
 		md := pu.metadata
@@ -183,6 +190,9 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 		fields = append(fields, "visibility")
 	}
 	ok, err = tx.Update(ctx, pu.id, u)
+	if ok && err == nil && pu.text != nil {
+		err = writeNodes(ctx, tx, pu.id, pu.gen)
+	}
 	return fields, ok, err
 }
 
@@ -205,13 +215,16 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (*UpdateResponse
 	if _, err := e.checkUpdateAccess(ctx, e.st, p, acc, pu, singleAccess); err != nil {
 		return nil, err
 	}
+	if err := e.generateUpdate(ctx, acc, pu); err != nil {
+		return nil, err
+	}
 	fields, err := e.updateOne(ctx, p, acc, pu, singleAccess)
 	if err != nil {
 		return nil, err
 	}
 	return &UpdateResponse{
 		Success: true, ContextID: pu.id, UpdatedFields: fields,
-		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)),
+		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)) + updateParts(pu.gen),
 	}, nil
 }
 

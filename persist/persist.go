@@ -84,6 +84,15 @@ type Filter struct {
 	Meta        []MetaCond
 	Start, End  *time.Time // inclusive bounds on created_at
 	IDs         []string   // restrict to these ids (nil = no restriction)
+	// Before, when set, keeps only entries after this position in the
+	// newest-first order (created_at DESC, id DESC): keyset paging.
+	Before *Position
+}
+
+// Position is a place in the newest-first order of entries.
+type Position struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // SearchQuery asks for one page of readable entries matching Filter, newest
@@ -223,6 +232,10 @@ type Reader interface {
 	DedupCandidate(ctx context.Context, acc Access, threadID, source string) (cand *Entry, interleaved bool, err error)
 	// MatchDelete returns the readable entries matching the criteria.
 	MatchDelete(ctx context.Context, acc Access, c DeleteCriteria) ([]Ref, error)
+	// Grants lists every grant of entry id, ordered by principal type,
+	// principal id and permission (code-point order). The engine checks
+	// ownership before it calls this.
+	Grants(ctx context.Context, id string) ([]Grant, error)
 }
 
 // Tx is one write transaction. All writes append to the change log.
@@ -235,6 +248,15 @@ type Tx interface {
 	Update(ctx context.Context, id string, u Update) (bool, error)
 	// Delete removes the entries and everything attached to them.
 	Delete(ctx context.Context, ids []string) (int, error)
+	// Grant adds g to entry id unless the entry already holds the same
+	// (type, principal, permission) grant; created reports whether a row
+	// was written. A new grant appends an OpGrant change-log row and leaves
+	// the entry's updated_at and version alone.
+	Grant(ctx context.Context, id string, g Grant) (created bool, err error)
+	// Ungrant removes the one grant (type, principal, permission) of entry
+	// id; removed reports whether it existed. A removal appends an OpGrant
+	// change-log row.
+	Ungrant(ctx context.Context, id, principalType, principalID, permission string) (removed bool, err error)
 }
 
 // Store is a database holding contextd's truth.

@@ -20,8 +20,13 @@ import (
 type Config struct {
 	Engine    contextd.Config
 	Server    Options
-	Transport string // MCP_TRANSPORT: "stdio"
-	LogLevel  string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
+	Transport string // MCP_TRANSPORT: "stdio" or "http" (streamable-http is read as http)
+	// HTTP configures the streamable HTTP transport and its authentication
+	// (FASTMCP_*, MCP_AUTH_*; see readHTTP).
+	HTTP HTTPOptions
+	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
+	AuthProvider string
+	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
 }
 
 // ConfigError reports an invalid environment variable. The binary exits
@@ -64,8 +69,11 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
 	}
 	c.Transport = r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse")
-	if t := c.Transport; t != "stdio" {
-		r.fail("MCP_TRANSPORT", t, "the "+t+" transport is not implemented yet; only stdio is available")
+	switch c.Transport {
+	case "streamable-http":
+		c.Transport = "http"
+	case "sse":
+		r.fail("MCP_TRANSPORT", "sse", "the legacy sse transport is not implemented; use http (streamable HTTP)")
 		c.Transport = "stdio"
 	}
 
@@ -112,6 +120,10 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	c.Engine.AnonymousPrincipal = r.text("ACCESS_CONTROL_ANONYMOUS_PRINCIPAL")
 	c.Engine.PublishRole = r.text("ACCESS_CONTROL_PUBLISH_ROLE")
 
+	readHTTP(r, &c)
+
+	readFTS(r, &c)
+
 	// Retrieval.
 	c.Engine.IncludeSummaryInGet = r.boolean("GET_CONTEXT_BY_IDS_INCLUDE_SUMMARY", false)
 	c.Engine.SearchTruncationLength = r.intRange("SEARCH_TRUNCATION_LENGTH", 300, 50, 1000)
@@ -122,6 +134,9 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.Engine.IndexedFields = fields
 	}
+
+	readNavigation(r, &c)
+	readSummary(r, &c)
 
 	switch len(r.errs) {
 	case 0:

@@ -233,12 +233,15 @@ func TestConformanceUpdateBatch(t *testing.T) {
 			wantEqual(t, "nothing applied", texts(t), orig)
 		})
 		t.Run("T-082 read grant", func(t *testing.T) {
-			// Once share_context exists: a read grantee gets "Not authorized
-			// to modify context entry {id} at index 0" (atomic) and the same
-			// text without the suffix (non-atomic); a write grantee's
-			// visibility change gets "Only the owner may change the
-			// visibility of context {id} (index 0)" in atomic mode.
-			t.Skip("sharing tools: issue 5")
+			env.call(t, "alice", "share_context", M{"context_id": a, "principal_type": "user", "principal_id": "carol", "permission": "read"}).ok(t)
+			got := env.call(t, "carol", "update_context_batch", M{"updates": []M{{"context_id": a, "text": "carol"}}}).err(t)
+			wantEqual(t, "atomic", got, "Not authorized to modify context entry "+a+" at index 0")
+			res := env.call(t, "carol", "update_context_batch", M{"atomic": false, "updates": []M{{"context_id": a, "text": "carol"}}}).ok(t)
+			wantEqual(t, "non-atomic", str(t, objs(t, arr(t, res, "results"))[0], "error"), "Not authorized to modify context entry "+a)
+			env.call(t, "alice", "share_context", M{"context_id": b, "principal_type": "user", "principal_id": "carol", "permission": "write"}).ok(t)
+			got = env.call(t, "carol", "update_context_batch", M{"updates": []M{{"context_id": b, "visibility": "public"}}}).err(t)
+			wantEqual(t, "write grantee publishes", got, "Only the owner may change the visibility of context "+b+" (index 0)")
+			wantEqual(t, "nothing applied", texts(t), orig)
 		})
 
 		t.Run("atomic per-item validation failure", func(t *testing.T) {

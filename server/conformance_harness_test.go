@@ -30,17 +30,21 @@ import (
 // M is a decoded JSON object (tool arguments and tool results).
 type M = map[string]any
 
-// storeKind is one persistence backend the suite runs against.
+// storeKind is one persistence backend the suite runs against, with the
+// search backend (SEARCH_BACKEND) serving its full-text search.
 type storeKind struct {
-	name string
-	open func(t *testing.T) persist.Store
+	name   string
+	open   func(t *testing.T) persist.Store
+	search string // contextd.BackendInProcess or contextd.BackendNative
 }
 
-// storeKinds lists the backends. PostgreSQL and the native search backend
-// join as further elements.
+// storeKinds lists the backends: SQLite with the in-process (Bleve) index,
+// and SQLite with its own FTS5 (SEARCH_BACKEND=native). PostgreSQL joins as
+// further elements.
 func storeKinds() []storeKind {
 	return []storeKind{
-		{name: "sqlite", open: openSQLiteStore},
+		{name: "sqlite", open: openSQLiteStore, search: contextd.BackendInProcess},
+		{name: "sqlite-native", open: openSQLiteStore, search: contextd.BackendNative},
 	}
 }
 
@@ -197,7 +201,7 @@ func newEnv(t *testing.T, kind storeKind, opts ...envOption) *env {
 	}
 	st := kind.open(t)
 	clock := &fakeClock{now: epoch}
-	cfg := contextd.Config{Store: st, Now: clock.Now}
+	cfg := contextd.Config{Store: st, Now: clock.Now, FTS: contextd.FTSConfig{Backend: kind.search}}
 	var ids *idSource
 	if s.craftedIDs {
 		ids = &idSource{}

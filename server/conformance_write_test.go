@@ -224,12 +224,19 @@ func TestConformanceUpdate(t *testing.T) {
 			wantEqual(t, "visibility", str(t, e, "visibility"), "public")
 		})
 		t.Run("T-075 read and write grants", func(t *testing.T) {
-			// Once share_context exists: carol with a read grant gets
-			// "Not authorized to modify context entry with ID {id}"; with a
-			// write grant a text update succeeds; a write grantee's
-			// visibility change gets "Only the owner may change the
-			// visibility of context {id}".
-			t.Skip("sharing tools: issue 5")
+			id := env.storeText(t, "alice", "t075g", "user", "alice private")
+			env.call(t, "alice", "share_context", M{"context_id": id, "principal_type": "user", "principal_id": "carol", "permission": "read"}).ok(t)
+			for _, args := range []M{{"text": "carol was here"}, {"visibility": "public"}} {
+				args["context_id"] = id
+				wantEqual(t, "read grantee "+mustJSON(args), env.call(t, "carol", "update_context", args).err(t),
+					"Not authorized to modify context entry with ID "+id)
+			}
+			env.call(t, "alice", "share_context", M{"context_id": id, "principal_type": "user", "principal_id": "carol", "permission": "write"}).ok(t)
+			env.call(t, "carol", "update_context", M{"context_id": id, "text": "carol edits"}).ok(t)
+			wantEqual(t, "text", str(t, env.getOne(t, "alice", id), "text_content"), "carol edits")
+			wantEqual(t, "visibility", env.call(t, "carol", "update_context", M{"context_id": id, "visibility": "public"}).err(t),
+				"Only the owner may change the visibility of context "+id)
+			wantEqual(t, "still private", str(t, env.getOne(t, "alice", id), "visibility"), "private")
 		})
 
 		t.Run("T-076 the owner publishes and unpublishes", func(t *testing.T) {

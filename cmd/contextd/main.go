@@ -5,6 +5,7 @@
 // setting comes from the environment variables of the original server:
 //
 //	contextd            # serve MCP on stdio
+//	MCP_TRANSPORT=http contextd   # serve streamable HTTP on FASTMCP_HOST:FASTMCP_PORT/mcp
 //	contextd version    # print the version
 //
 // Exit codes: 0 normal, 78 configuration error, 1 anything else.
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		case "version", "--version", "-v":
 			fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
 			return exitOK
+		case "eval":
+			return runEval(ctx, args[1:], stdout, stderr)
 		case "help", "--help", "-h":
 			fmt.Fprint(stdout, usage)
 			return exitOK
@@ -76,6 +79,19 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		return exitConfig
 	}
+	if cfg.Transport == "http" {
+		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
+			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
+		// SIGTERM cancels ctx; in-flight calls finish before this returns.
+		if err := srv.ListenAndServeHTTP(ctx, cfg.HTTP); err != nil {
+			fmt.Fprintf(stderr, "contextd: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
+	if cfg.AuthProvider != "none" {
+		fmt.Fprintf(stderr, "contextd: MCP_AUTH_PROVIDER=%s is ignored on stdio; every call runs as %s\n", cfg.AuthProvider, cfg.Server.DefaultPrincipal)
+	}
 	fmt.Fprintf(stderr, "contextd %s: serving MCP on stdio; database %s (%s); %d tools\n",
 		contextd.Version, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
 	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
@@ -93,4 +109,6 @@ environment (DB_PATH, ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see README.md).
 commands:
   version   print the version
   help      print this help
+  eval cranfield [-data DIR]
+            measure full-text ranking on Cranfield (both search backends)
 `

@@ -157,6 +157,9 @@ func TestBadConfigurationExits78(t *testing.T) {
 		{"truncation length", "SEARCH_TRUNCATION_LENGTH=5", "SEARCH_TRUNCATION_LENGTH"},
 		{"blank db path", "DB_PATH=", "DB_PATH"},
 		{"principal pattern", "ACCESS_CONTROL_DEFAULT_PRINCIPAL=has space", "ACCESS_CONTROL_DEFAULT_PRINCIPAL"},
+		{"simple_token without token", "MCP_AUTH_PROVIDER=simple_token", "MCP_AUTH_TOKEN is required"},
+		{"jwt without key", "MCP_AUTH_PROVIDER=jwt", "MCP_AUTH_JWT_PUBLIC_KEY"},
+		{"port", "FASTMCP_PORT=70000", "FASTMCP_PORT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

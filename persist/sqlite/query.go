@@ -149,6 +149,10 @@ func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
 	if f.End != nil {
 		b.w(" AND e.created_at <= ").arg(micros(*f.End))
 	}
+	if p := f.Before; p != nil {
+		at := micros(p.CreatedAt)
+		b.w(" AND (e.created_at < ").arg(at).w(" OR (e.created_at = ").arg(at).w(" AND e.id < ").arg(p.ID).w("))")
+	}
 	if f.IDs != nil {
 		if len(f.IDs) == 0 {
 			b.w(" AND 0")

@@ -38,6 +38,8 @@ type Store struct {
 	// Store. In memory, where readers read uncommitted, Changes stops
 	// there so a follower never applies a change that may still roll back.
 	committed atomic.Int64
+	// afterCommit runs after each committed write (see AfterCommit).
+	afterCommit atomic.Pointer[func(ctx context.Context)]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -165,6 +167,9 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		if t.lastSeq <= cur || s.committed.CompareAndSwap(cur, t.lastSeq) {
 			break
 		}
+	}
+	if fn := s.afterCommit.Load(); fn != nil {
+		(*fn)(ctx)
 	}
 	return nil
 }

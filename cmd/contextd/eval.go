@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/persist/sqlite"
+)
+
+// `contextd eval cranfield` measures full-text ranking on the Cranfield
+// 1400 collection: the documents (title + abstract) are loaded into a
+// fresh database, the 225 queries run through fts_search_context (the
+// engine's FTSSearch) on each search backend, and nDCG@10, P@10, MAP and
+// MRR are printed side by side.
+
+const evalUsage = `usage: contextd eval cranfield [-data DIR]
+
+  -data DIR   the Cranfield folder (cran.all.1400, cran.qry, cranqrel);
+              default ../shared/eval/cranfield
+`
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "cranfield" {
+		fmt.Fprint(stderr, evalUsage)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("eval cranfield", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", filepath.Join("..", "shared", "eval", "cranfield"), "Cranfield folder")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	col, err := loadCranfield(*data)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
+		return exitFail
+	}
+	dir, err := os.MkdirTemp("", "contextd-eval-")
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
+		return exitFail
+	}
+	defer os.RemoveAll(dir)
+	runs, err := evaluateCranfield(ctx, col, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "Cranfield: %d documents, %d queries (%d judged)\n\n", len(col.docs), len(col.queries), runs[0].judged)
+	fmt.Fprintf(stdout, "| backend | nDCG@10 | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range runs {
+		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.ndcg10, r.p10, r.mapScore, r.mrr, r.median)
+	}
+	fmt.Fprintf(stdout, "\ntop-10 overlap in-process vs native: %.1f%% (mean over queries)\n", 100*topOverlap(runs[0].ranked, runs[1].ranked, 10))
+	return exitOK
+}
+
+// cranDoc is one Cranfield document.
+type cranDoc struct {
+	num  int
+	text string // title + abstract
+}
+
+// cranfield is the collection: documents, queries in file order (query k
+// of the qrels is queries[k-1]) and graded judgements.
+type cranfield struct {
+	docs    []cranDoc
+	queries []string
+	qrels   map[int]map[int]int // query position -> doc -> grade (1 best .. 4; -1 not relevant)
+}
+
+// readRecords splits a Cranfield file into records of ".X" fields.
+func readRecords(path string) ([]map[string]string, []int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var recs []map[string]string
+	var nums []int
+	field := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, ".I ") {
+			n, err := strconv.Atoi(strings.TrimSpace(line[3:]))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: bad record line %q", path, line)
+			}
+			recs = append(recs, map[string]string{})
+			nums = append(nums, n)
+			field = ""
+			continue
+		}
+		if len(line) == 2 && line[0] == '.' {
+			field = line[1:]
+			continue
+		}
+		if len(recs) == 0 || field == "" {
+			continue
+		}
+		recs[len(recs)-1][field] += line + "\n"
+	}
+	return recs, nums, sc.Err()
+}
+
+func loadCranfield(dir string) (*cranfield, error) {
+	docs, nums, err := readRecords(filepath.Join(dir, "cran.all.1400"))
+	if err != nil {
+		return nil, fmt.Errorf("read documents: %w", err)
+	}
+	col := &cranfield{qrels: map[int]map[int]int{}}
+	for i, d := range docs {
+		text := strings.TrimSpace(strings.TrimSpace(d["T"]) + "\n" + strings.TrimSpace(d["W"]))
+		if text == "" {
+			text = fmt.Sprintf("document %d", nums[i])
+		}
+		col.docs = append(col.docs, cranDoc{num: nums[i], text: text})
+	}
+	qs, _, err := readRecords(filepath.Join(dir, "cran.qry"))
+	if err != nil {
+		return nil, fmt.Errorf("read queries: %w", err)
+	}
+	for _, q := range qs {
+		col.queries = append(col.queries, strings.Join(strings.Fields(q["W"]), " "))
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "cranqrel"))
+	if err != nil {
+		return nil, fmt.Errorf("read judgements: %w", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		q, err1 := strconv.Atoi(f[0])
+		d, err2 := strconv.Atoi(f[1])
+		g, err3 := strconv.Atoi(f[2])
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("cranqrel line %q: %w", line, err)
+		}
+		if col.qrels[q] == nil {
+			col.qrels[q] = map[int]int{}
+		}
+		col.qrels[q][d] = g
+	}
+	if len(col.docs) != 1400 || len(col.queries) != 225 {
+		return nil, fmt.Errorf("expected 1400 documents and 225 queries, read %d and %d", len(col.docs), len(col.queries))
+	}
+	return col, nil
+}
+
+var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+
+// orQuery is the boolean-mode OR of the query's words longer than one
+// character, each quoted: the sanitized OR form of the hybrid search's
+// adaptive full-text leg (R-362). fts_search_context's match mode ANDs
+// every word, which no long natural-language question satisfies.
+func orQuery(q string) string {
+	var terms []string
+	for _, w := range wordRe.FindAllString(q, -1) {
+		if len([]rune(w)) > 1 {
+			terms = append(terms, `"`+w+`"`)
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// evalRun is the result of one search backend.
+type evalRun struct {
+	backend                    string
+	ndcg10, p10, mapScore, mrr float64
+	judged                     int
+	median                     time.Duration
+	ranked                     [][]int // per query, the ranked document numbers
+}
+
+// evaluateCranfield loads the collection into a fresh database under dir
+// and runs every query on both search backends.
+func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalRun, error) {
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "cranfield.db")})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "eval"})
+	var runs []evalRun
+	var docOf map[string]int
+	for _, backend := range []string{contextd.BackendInProcess, contextd.BackendNative} {
+		eng, err := contextd.Open(ctx, contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard}})
+		if err != nil {
+			return nil, err
+		}
+		if docOf == nil {
+			if docOf, err = loadDocs(ctx, eng, col); err != nil {
+				eng.Close()
+				return nil, err
+			}
+		}
+		run, err := runQueries(ctx, eng, col, docOf)
+		eng.Close()
+		if err != nil {
+			return nil, err
+		}
+		run.backend = backend
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[string]int, error) {
+	docOf := make(map[string]int, len(col.docs))
+	no := false
+	for i := 0; i < len(col.docs); i += 100 {
+		batch := col.docs[i:min(i+100, len(col.docs))]
+		req := contextd.StoreBatchRequest{}
+		for _, d := range batch {
+			req.Entries = append(req.Entries, contextd.StoreBatchItem{StoreRequest: contextd.StoreRequest{
+				ThreadID: "cranfield", Source: "agent", Text: d.text, Deduplicate: &no,
+				Metadata: map[string]any{"cranfield_doc": d.num},
+			}})
+		}
+		res, err := eng.StoreBatch(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("store documents: %w", err)
+		}
+		for j, r := range res.Results {
+			if !r.Success || r.ContextID == nil {
+				return nil, fmt.Errorf("store document %d failed", batch[j].num)
+			}
+			docOf[*r.ContextID] = batch[j].num
+		}
+	}
+	return docOf, nil
+}
+
+func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf map[string]int) (evalRun, error) {
+	var run evalRun
+	times := make([]time.Duration, 0, len(col.queries))
+	for i, q := range col.queries {
+		began := time.Now()
+		resp, err := eng.FTSSearch(ctx, contextd.FTSSearchRequest{Query: orQuery(q), Mode: "boolean", Limit: 100})
+		if err != nil {
+			return run, fmt.Errorf("query %d: %w", i+1, err)
+		}
+		times = append(times, time.Since(began))
+		ranked := make([]int, len(resp.Results))
+		for j, r := range resp.Results {
+			ranked[j] = docOf[r.ID]
+		}
+		run.ranked = append(run.ranked, ranked)
+		judg := col.qrels[i+1]
+		if relevantCount(judg) == 0 {
+			continue
+		}
+		run.judged++
+		run.ndcg10 += ndcgAt(ranked, judg, 10)
+		run.p10 += precisionAt(ranked, judg, 10)
+		run.mapScore += averagePrecision(ranked, judg)
+		run.mrr += reciprocalRank(ranked, judg)
+	}
+	if n := float64(run.judged); n > 0 {
+		run.ndcg10, run.p10, run.mapScore, run.mrr = run.ndcg10/n, run.p10/n, run.mapScore/n, run.mrr/n
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	run.median = times[len(times)/2].Round(10 * time.Microsecond)
+	return run, nil
+}
+
+// gain is the graded relevance: 5 - grade for grades 1..4, else 0.
+func gain(grade int) float64 {
+	if grade >= 1 && grade <= 4 {
+		return float64(5 - grade)
+	}
+	return 0
+}
+
+func relevantCount(j map[int]int) int {
+	n := 0
+	for _, g := range j {
+		if gain(g) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func ndcgAt(ranked []int, j map[int]int, k int) float64 {
+	dcg := 0.0
+	for i, d := range ranked[:min(k, len(ranked))] {
+		dcg += gain(j[d]) / math.Log2(float64(i+2))
+	}
+	var ideal []float64
+	for _, g := range j {
+		if gain(g) > 0 {
+			ideal = append(ideal, gain(g))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(ideal)))
+	idcg := 0.0
+	for i, g := range ideal[:min(k, len(ideal))] {
+		idcg += g / math.Log2(float64(i+2))
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}
+
+func precisionAt(ranked []int, j map[int]int, k int) float64 {
+	hits := 0
+	for _, d := range ranked[:min(k, len(ranked))] {
+		if gain(j[d]) > 0 {
+			hits++
+		}
+	}
+	return float64(hits) / float64(k)
+}
+
+func averagePrecision(ranked []int, j map[int]int) float64 {
+	hits, sum := 0, 0.0
+	for i, d := range ranked {
+		if gain(j[d]) > 0 {
+			hits++
+			sum += float64(hits) / float64(i+1)
+		}
+	}
+	return sum / float64(relevantCount(j))
+}
+
+func reciprocalRank(ranked []int, j map[int]int) float64 {
+	for i, d := range ranked {
+		if gain(j[d]) > 0 {
+			return 1 / float64(i+1)
+		}
+	}
+	return 0
+}
+
+// topOverlap is the mean, over queries, of |topk(a) ∩ topk(b)| / k (or /
+// the smaller list when both are shorter).
+func topOverlap(a, b [][]int, k int) float64 {
+	total := 0.0
+	for i := range a {
+		x, y := a[i][:min(k, len(a[i]))], b[i][:min(k, len(b[i]))]
+		den := max(len(x), len(y))
+		if den == 0 {
+			total++
+			continue
+		}
+		in := map[int]bool{}
+		for _, d := range x {
+			in[d] = true
+		}
+		common := 0
+		for _, d := range y {
+			if in[d] {
+				common++
+			}
+		}
+		total += float64(common) / float64(den)
+	}
+	return total / float64(len(a))
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// cranfieldDir is the shared evaluation data, seen from this package.
+const cranfieldDir = "../../../shared/eval/cranfield"
+
+// TestCranfieldEval runs `contextd eval cranfield` as CI does: both search
+// backends over the 1,400 documents and 225 queries. It holds the measured
+// quality as a floor (a ranking regression fails it) and checks parity:
+// the two backends' top-10 sets overlap by at least 70% on average.
+func TestCranfieldEval(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
+		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
+	}
+	if testing.Short() {
+		t.Skip("Cranfield evaluation skipped in -short mode")
+	}
+	col, err := loadCranfield(cranfieldDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := evaluateCranfield(context.Background(), col, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	floors := map[string]float64{"in-process": 0.35, "native": 0.35}
+	for _, r := range runs {
+		t.Logf("%s: nDCG@10 %.4f  P@10 %.4f  MAP %.4f  MRR %.4f", r.backend, r.ndcg10, r.p10, r.mapScore, r.mrr)
+		if r.judged != 225 {
+			t.Fatalf("%s: %d judged queries, want 225", r.backend, r.judged)
+		}
+		if r.ndcg10 < floors[r.backend] {
+			t.Fatalf("%s: nDCG@10 %.4f fell below %.2f", r.backend, r.ndcg10, floors[r.backend])
+		}
+	}
+	if ov := topOverlap(runs[0].ranked, runs[1].ranked, 10); ov < 0.70 {
+		t.Fatalf("top-10 overlap in-process vs native %.3f, want >= 0.70", ov)
+	} else {
+		t.Logf("top-10 overlap %.3f", ov)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	j := map[int]int{1: 1, 2: 4, 3: -1}
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"p@10", precisionAt([]int{1, 3, 2}, j, 10), 0.2},
+		{"rr", reciprocalRank([]int{3, 2, 1}, j), 0.5},
+		{"ap", averagePrecision([]int{1, 3, 2}, j), (1 + 2.0/3) / 2},
+		{"ndcg ideal", ndcgAt([]int{1, 2}, j, 10), 1},
+		{"ndcg none", ndcgAt([]int{3}, j, 10), 0},
+		{"overlap", topOverlap([][]int{{1, 2}}, [][]int{{2, 5}}, 10), 0.5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := tc.got - tc.want; d > 1e-9 || d < -1e-9 {
+				t.Fatalf("got %v, want %v", tc.got, tc.want)
+			}
+		})
+	}
+	if q := orQuery("what is the (flow) of a-b ?"); q != `"what" OR "is" OR "the" OR "flow" OR "of"` {
+		t.Fatalf("orQuery: %s", q)
+	}
+}

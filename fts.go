@@ -1,0 +1,450 @@
+package contextd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlite"
+)
+
+// Full-text search backends (SEARCH_BACKEND).
+const (
+	BackendInProcess = "in-process"
+	BackendNative    = "native"
+)
+
+// rankDepth is the fixed candidate depth of the ranked searches (C.4).
+const rankDepth = 100
+
+// maxFTSQuery is the longest fts_search_context query, in code points.
+const maxFTSQuery = 10000
+
+// FTSConfig configures full-text search. The zero value is ENABLE_FTS=auto
+// with the in-process backend in English.
+type FTSConfig struct {
+	// Enable is ENABLE_FTS: "auto" (default) or "true" serve full-text
+	// search, "false" switches it off.
+	Enable string
+	// Backend is SEARCH_BACKEND: "in-process" (default, Bleve) or "native"
+	// (the database's own full-text engine, SQLite FTS5).
+	Backend string
+	// Language is FTS_LANGUAGE (default english).
+	Language string
+	// IndexDir holds the in-process index snapshot. Default: <DBPath>.index
+	// when the engine opens SQLite at a file; in memory otherwise.
+	IndexDir string
+	// Progress receives index rebuild progress (default os.Stderr).
+	Progress io.Writer
+}
+
+// nativeFullText is a database that searches its own full-text index
+// (SEARCH_BACKEND=native).
+type nativeFullText interface {
+	FullTextSearch(ctx context.Context, acc persist.Access, q persist.FullTextQuery) (persist.FullTextResult, error)
+}
+
+// fullTextLanguager sets the language of a database's own full-text index
+// (SQLite: the FTS5 tokenizer), rebuilding it when the language changed.
+type fullTextLanguager interface {
+	EnsureFullTextLanguage(ctx context.Context, language string) error
+}
+
+// idFilterer returns the ids of readable entries matching a filter: the
+// allowed set of filters only SQL evaluates (metadata).
+type idFilterer interface {
+	FilterIDs(ctx context.Context, acc persist.Access, f persist.Filter) ([]string, error)
+}
+
+// The SQLite store serves both backends.
+var (
+	_ indexSource       = (*sqlite.Store)(nil)
+	_ commitHooker      = (*sqlite.Store)(nil)
+	_ idFilterer        = (*sqlite.Store)(nil)
+	_ nativeFullText    = (*sqlite.Store)(nil)
+	_ fullTextLanguager = (*sqlite.Store)(nil)
+)
+
+// fullText is the engine's full-text search: configuration and the backend
+// serving it.
+type fullText struct {
+	enabled     bool
+	backend     string
+	lang        string
+	unavailable string // why search cannot run, "" when it can
+	native      nativeFullText
+	ids         idFilterer
+	ix          *index.Index
+	follow      *follower
+}
+
+// openFullText sets up the configured backend. A store that cannot serve
+// it leaves full-text search unavailable (the tool says so); an invalid
+// configuration is an error.
+func (e *Engine) openFullText(ctx context.Context) error {
+	c := e.cfg.FTS
+	ft := &fullText{enabled: c.Enable != "false", backend: c.Backend, lang: c.Language}
+	e.fts = ft
+	if ft.backend == "" {
+		ft.backend = BackendInProcess
+	}
+	if ft.lang == "" {
+		ft.lang = index.DefaultLanguage
+	}
+	switch c.Enable {
+	case "", "auto", "true", "false":
+	default:
+		return invalidf("ENABLE_FTS must be auto, true or false, got %q", c.Enable)
+	}
+	if !index.ValidLanguage(ft.lang) {
+		return invalidf("FTS_LANGUAGE must be one of %s, got %q", strings.Join(index.Languages(), ", "), ft.lang)
+	}
+	if !ft.enabled {
+		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
+		return nil
+	}
+	ft.ids, _ = e.st.(idFilterer)
+	switch ft.backend {
+	case BackendNative:
+		n, ok := e.st.(nativeFullText)
+		if !ok {
+			ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
+			return nil
+		}
+		if l, ok := e.st.(fullTextLanguager); ok {
+			if err := l.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
+				return fmt.Errorf("full-text language: %w", err)
+			}
+		}
+		ft.native = n
+		return nil
+	case BackendInProcess:
+	default:
+		return invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
+	}
+	src, ok := e.st.(indexSource)
+	if !ok || ft.ids == nil {
+		ft.unavailable = "Full-text search is not available: the storage backend cannot feed the in-process index"
+		return nil
+	}
+	dir := c.IndexDir
+	if dir == "" && e.ownsSt && e.cfg.DBPath != "" && e.cfg.DBPath != ":memory:" {
+		dir = e.cfg.DBPath + ".index"
+	}
+	ix, err := index.Open(index.Options{Dir: dir, Language: ft.lang})
+	if err != nil {
+		return fmt.Errorf("open full-text index: %w", err)
+	}
+	ft.ix = ix
+	ft.follow = &follower{st: e.st, src: src, ix: ix, progress: defaultProgress(c.Progress)}
+	if err := ft.follow.start(ctx); err != nil {
+		_ = ix.Close()
+		ft.ix = nil
+		return err
+	}
+	if h, ok := e.st.(commitHooker); ok {
+		h.AfterCommit(ft.follow.afterCommit)
+	}
+	return nil
+}
+
+// closeFullText detaches the index from the store and closes it.
+func (e *Engine) closeFullText() error {
+	if e.fts == nil || e.fts.ix == nil {
+		return nil
+	}
+	if h, ok := e.st.(commitHooker); ok {
+		h.AfterCommit(nil)
+	}
+	err := e.fts.ix.Close()
+	e.fts.ix = nil
+	return err
+}
+
+// FTSLanguage is the configured FTS_LANGUAGE.
+func (e *Engine) FTSLanguage() string { return e.fts.lang }
+
+// FTSEnabled reports whether full-text search is switched on (ENABLE_FTS
+// is not false); FTSAvailable whether it can run.
+func (e *Engine) FTSEnabled() bool   { return e.fts.enabled }
+func (e *Engine) FTSAvailable() bool { return e.fts.unavailable == "" }
+
+// RankDepthLimit says that a ranked page reached past the fixed candidate
+// depth (C.4).
+type RankDepthLimit struct {
+	RequestedOffset int `json:"requested_offset"`
+	RequestedLimit  int `json:"requested_limit"`
+	RankDepth       int `json:"rank_depth"`
+}
+
+// FTSSearchRequest is the input of fts_search_context.
+type FTSSearchRequest struct {
+	SearchFilter
+	Query         string `json:"query"`
+	Mode          string `json:"mode,omitempty"`  // match (default), prefix, phrase, boolean
+	Limit         int    `json:"limit,omitempty"` // 0 means the default (5)
+	Offset        int    `json:"offset,omitempty"`
+	Highlight     bool   `json:"highlight,omitempty"`
+	IncludeImages bool   `json:"include_images,omitempty"`
+	ExplainQuery  bool   `json:"explain_query,omitempty"`
+}
+
+// FTSScores are the scores of one full-text result: fts_score is BM25
+// (higher is better); fts_rank is always null for a standalone search.
+type FTSScores struct {
+	FTSScore float64 `json:"fts_score"`
+	FTSRank  *int    `json:"fts_rank"`
+}
+
+// FTSResult is one fts_search_context result.
+type FTSResult struct {
+	EntryView
+	Scores      FTSScores `json:"scores"`
+	Highlighted *string   `json:"highlighted,omitempty"`
+}
+
+// FTSSearchResponse is the result of fts_search_context. A filter or query
+// that fails validation is not an error: Error and ValidationErrors say
+// what was wrong.
+type FTSSearchResponse struct {
+	Query            string          `json:"query"`
+	Mode             string          `json:"mode"`
+	Results          []FTSResult     `json:"results"`
+	Count            int             `json:"count"`
+	Language         string          `json:"language"`
+	Stats            *SearchStats    `json:"stats,omitempty"`
+	ClampedLimit     *ClampedLimit   `json:"clamped_limit,omitempty"`
+	RankDepthLimit   *RankDepthLimit `json:"rank_depth_limit,omitempty"`
+	Error            string          `json:"error,omitempty"`
+	ValidationErrors []string        `json:"validation_errors,omitempty"`
+}
+
+// ftsModes are the search modes of fts_search_context.
+var ftsModes = []string{persist.FullTextMatch, persist.FullTextPrefix, persist.FullTextPhrase, persist.FullTextBoolean}
+
+// rankedWindow checks a ranked page request and returns the applied limit,
+// the clamp report and the depth report (C.4: present iff the window
+// reaches past the depth).
+func rankedWindow(limit, offset, def int) (int, *ClampedLimit, *RankDepthLimit, error) {
+	applied, clamped, err := clampLimit(limit, def)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if err := checkOffset(offset); err != nil {
+		return 0, nil, nil, err
+	}
+	var depth *RankDepthLimit
+	if offset+applied > rankDepth {
+		depth = &RankDepthLimit{RequestedOffset: offset, RequestedLimit: applied, RankDepth: rankDepth}
+	}
+	return applied, clamped, depth, nil
+}
+
+// FTSSearch runs fts_search_context: one BM25 ordering of at most 100
+// readable entries that pass every filter, cut to the requested page.
+func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearchResponse, error) {
+	start := time.Now()
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = persist.FullTextMatch
+	}
+	resp := &FTSSearchResponse{Query: req.Query, Mode: mode, Results: []FTSResult{}, Language: e.fts.lang}
+	ok := false
+	for _, m := range ftsModes {
+		ok = ok || m == mode
+	}
+	if !ok {
+		return nil, invalidf("Invalid search mode: %s. Must be one of: %s", pyQuote(mode), strings.Join(ftsModes, ", "))
+	}
+	if n := runeLen(req.Query); n < 1 || n > maxFTSQuery {
+		return nil, invalidf("query must be 1 to %d characters, got %d", maxFTSQuery, n)
+	}
+	limit, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
+	if err != nil {
+		return nil, err
+	}
+	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
+	if strings.IndexByte(req.Query, 0) >= 0 || !utf8.ValidString(req.Query) {
+		resp.Error = "FTS query validation failed"
+		if strings.IndexByte(req.Query, 0) >= 0 {
+			resp.ValidationErrors = []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}
+		} else {
+			resp.ValidationErrors = []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}
+		}
+		return resp, nil
+	}
+	f, problem, err := e.buildFilter(req.SearchFilter)
+	if err != nil {
+		return nil, err
+	}
+	stats := func(rows int, plan *string) *SearchStats {
+		if !req.ExplainQuery {
+			return nil
+		}
+		applied := 0
+		if f != nil {
+			applied = f.applied
+		}
+		return &SearchStats{ExecutionTimeMS: roundMS(time.Since(start)), FiltersApplied: applied,
+			RowsReturned: rows, Backend: e.st.Backend(), QueryPlan: plan}
+	}
+	if problem != nil {
+		resp.Error, resp.ValidationErrors = problem.error, problem.errors
+		resp.Stats = stats(0, nil)
+		return resp, nil
+	}
+	if req.Offset >= rankDepth {
+		// Answered from the arguments alone: no search runs (R-094).
+		return resp, nil
+	}
+	if e.fts.unavailable != "" {
+		return nil, newErr(ErrUnavailable, "%s", e.fts.unavailable)
+	}
+	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, req.Highlight, req.ExplainQuery)
+	if err != nil {
+		return nil, err
+	}
+	end := min(req.Offset+limit, len(hits))
+	if req.Offset < end {
+		hits = hits[req.Offset:end]
+	} else {
+		hits = nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	ents, err := e.st.Get(ctx, acc, ids, persist.GetOptions{Images: req.IncludeImages})
+	if err != nil {
+		return nil, fmt.Errorf("fts search: %w", err)
+	}
+	byID := make(map[string]*persist.Entry, len(ents))
+	for i := range ents {
+		byID[ents[i].ID] = &ents[i]
+	}
+	for _, h := range hits {
+		ent, ok := byID[h.ID]
+		if !ok { // deleted since the ranking: not a result
+			continue
+		}
+		r := FTSResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: FTSScores{FTSScore: h.Score}}
+		if req.Highlight {
+			hl := h.Highlighted
+			if h.Spans != nil || hl == "" {
+				hl = index.Highlight(ent.Text, h.Spans)
+			}
+			r.Highlighted = &hl
+		}
+		resp.Results = append(resp.Results, r)
+	}
+	resp.Count = len(resp.Results)
+	resp.Stats = stats(resp.Count, &plan)
+	return resp, nil
+}
+
+// ftsHit is one ranked candidate of either backend.
+type ftsHit struct {
+	ID          string
+	Score       float64
+	Spans       [][2]int // in-process highlight ranges
+	Highlighted string   // native highlight
+}
+
+// ftsRank computes the one ordering of at most rankDepth candidates.
+func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter, q, mode string, highlight, explain bool) ([]ftsHit, string, error) {
+	ft := e.fts
+	if ft.native != nil {
+		res, err := ft.native.FullTextSearch(ctx, acc, persist.FullTextQuery{
+			Filter: f.Filter, Query: q, Mode: mode, Language: ft.lang, Limit: rankDepth, Highlight: highlight, Explain: explain,
+		})
+		if err != nil {
+			return nil, "", fmt.Errorf("fts search: %w", err)
+		}
+		out := make([]ftsHit, len(res.Hits))
+		for i, h := range res.Hits {
+			out[i] = ftsHit{ID: h.ID, Score: h.Score, Highlighted: h.Highlighted}
+		}
+		return out, res.Plan, nil
+	}
+	if err := ft.follow.catchUp(ctx); err != nil {
+		return nil, "", err
+	}
+	iq := index.Query{
+		Text: q, Mode: mode, Access: index.Access{Principal: acc.Principal, Groups: acc.Groups},
+		ThreadID: f.ThreadID, Source: f.Source, Content: f.ContentType, Tags: f.Tags,
+		Start: f.Start, End: f.End, IDs: f.IDs, Size: rankDepth, Highlight: highlight, Explain: explain,
+	}
+	if len(f.Meta) > 0 {
+		// Metadata conditions are SQL's: their readable matches become
+		// part of the allowed set.
+		ids, err := ft.ids.FilterIDs(ctx, acc, f.Filter)
+		if err != nil {
+			return nil, "", fmt.Errorf("fts search: %w", err)
+		}
+		iq.IDs = ids
+	}
+	res, err := ft.ix.Search(ctx, iq)
+	if err != nil {
+		return nil, "", fmt.Errorf("fts search: %w", err)
+	}
+	out := make([]ftsHit, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = ftsHit{ID: h.ID, Score: h.Score, Spans: h.Spans}
+		if highlight && out[i].Spans == nil {
+			out[i].Spans = [][2]int{}
+		}
+	}
+	return out, res.Plan, nil
+}
+
+// FTSStatus is the fts block of get_statistics.
+type FTSStatus struct {
+	Enabled            bool    `json:"enabled"`
+	Available          bool    `json:"available"`
+	Language           string  `json:"language"`
+	Backend            string  `json:"backend"`
+	Engine             string  `json:"engine"`
+	IndexedEntries     int     `json:"indexed_entries"`
+	CoveragePercentage float64 `json:"coverage_percentage"`
+	Message            string  `json:"message,omitempty"`
+}
+
+// ftsStatus reports full-text search for get_statistics. Like the other
+// figures it counts what the caller may read: indexed_entries are the
+// readable entries the index holds, coverage their share of the readable
+// entries (readable of the statistics).
+func (e *Engine) ftsStatus(ctx context.Context, acc persist.Access, readable int) (FTSStatus, error) {
+	ft := e.fts
+	st := FTSStatus{Enabled: ft.enabled, Available: ft.unavailable == "", Language: ft.lang, Backend: ft.backend, Message: ft.unavailable}
+	if !st.Available {
+		return st, nil
+	}
+	switch {
+	case ft.native != nil:
+		// The FTS5 table is written by triggers in every writing
+		// transaction: it holds exactly the stored entries.
+		st.Engine = "sqlite fts5 (bm25)"
+		st.IndexedEntries = readable
+	case ft.ix != nil:
+		st.Engine = "bleve scorch (bm25)"
+		if err := ft.follow.catchUp(ctx); err != nil {
+			return st, err
+		}
+		n, err := ft.ix.CountReadable(ctx, index.Access{Principal: acc.Principal, Groups: acc.Groups})
+		if err != nil {
+			return st, err
+		}
+		st.IndexedEntries = int(n)
+	}
+	st.CoveragePercentage = coverage(st.IndexedEntries, readable)
+	return st, nil
+}

@@ -1,0 +1,293 @@
+package contextd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/contextd/contextd/index/grep"
+	"github.com/contextd/contextd/index/outline"
+	"github.com/contextd/contextd/persist"
+)
+
+// GrepConfig holds the GREP_* caps. Zero fields mean the documented
+// defaults.
+type GrepConfig struct {
+	MaxMatchesCap        int           // GREP_MAX_MATCHES_CAP (1000)
+	MaxContextLines      int           // GREP_MAX_CONTEXT_LINES (20)
+	MaxEntriesScanned    int           // GREP_MAX_ENTRIES_SCANNED (1000)
+	AggregateBytesBudget int           // GREP_AGGREGATE_BYTES_BUDGET (64 MiB), counted in code points
+	RegexTimeout         time.Duration // GREP_REGEX_TIMEOUT_S (5s), per entry
+	RegexTotalTimeout    time.Duration // GREP_REGEX_TOTAL_TIMEOUT_S (30s)
+	MaxPatternChars      int           // GREP_MAX_PATTERN_CHARS (32768)
+}
+
+// grepPage is how many rows one scan query reads.
+const grepPage = 200
+
+func (g GrepConfig) withDefaults() GrepConfig {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&g.MaxMatchesCap, 1000)
+	def(&g.MaxContextLines, 20)
+	def(&g.MaxEntriesScanned, 1000)
+	def(&g.AggregateBytesBudget, 64<<20)
+	def(&g.MaxPatternChars, 32768)
+	if g.RegexTimeout <= 0 {
+		g.RegexTimeout = 5 * time.Second
+	}
+	if g.RegexTotalTimeout <= 0 {
+		g.RegexTotalTimeout = 30 * time.Second
+	}
+	return g
+}
+
+// Grep output modes.
+const (
+	GrepFilesWithMatches = "files_with_matches"
+	GrepContent          = "content"
+	GrepCount            = "count"
+)
+
+// GrepRequest is the input of grep_context. Zero numbers mean defaults.
+type GrepRequest struct {
+	Pattern           string           `json:"pattern"`
+	ThreadID          string           `json:"thread_id,omitempty"`
+	Source            string           `json:"source,omitempty"`
+	Tags              []string         `json:"tags,omitempty"`
+	MetadataFilters   []map[string]any `json:"metadata_filters,omitempty"`
+	ContentType       string           `json:"content_type,omitempty"`
+	IsRegex           bool             `json:"is_regex,omitempty"`
+	CaseSensitive     bool             `json:"case_sensitive,omitempty"`
+	OutputMode        string           `json:"output_mode,omitempty"`
+	ContextLines      int              `json:"context_lines,omitempty"`
+	MaxMatches        int              `json:"max_matches,omitempty"`
+	MaxEntriesScanned int              `json:"max_entries_scanned,omitempty"`
+}
+
+// GrepRow is one result row; which fields it carries depends on the mode.
+type GrepRow struct {
+	mode       string
+	ContextID  string
+	LineNumber int
+	Line       string
+	MatchStart int
+	MatchEnd   int
+	Before     []string
+	After      []string
+	Count      int // match_count or count
+	Visibility string
+	IsOwner    bool
+}
+
+// MarshalJSON writes the row shape of its output mode.
+func (r GrepRow) MarshalJSON() ([]byte, error) {
+	switch r.mode {
+	case GrepContent:
+		return json.Marshal(struct {
+			ContextID  string   `json:"context_id"`
+			LineNumber int      `json:"line_number"`
+			Line       string   `json:"line"`
+			MatchStart int      `json:"match_start"`
+			MatchEnd   int      `json:"match_end"`
+			Before     []string `json:"before"`
+			After      []string `json:"after"`
+			Visibility string   `json:"visibility"`
+			IsOwner    bool     `json:"is_owner"`
+		}{r.ContextID, r.LineNumber, r.Line, r.MatchStart, r.MatchEnd, nonNilStrings(r.Before), nonNilStrings(r.After), r.Visibility, r.IsOwner})
+	case GrepCount:
+		return json.Marshal(struct {
+			ContextID  string `json:"context_id"`
+			Count      int    `json:"count"`
+			Visibility string `json:"visibility"`
+			IsOwner    bool   `json:"is_owner"`
+		}{r.ContextID, r.Count, r.Visibility, r.IsOwner})
+	}
+	return json.Marshal(struct {
+		ContextID  string `json:"context_id"`
+		MatchCount int    `json:"match_count"`
+		Visibility string `json:"visibility"`
+		IsOwner    bool   `json:"is_owner"`
+	}{r.ContextID, r.Count, r.Visibility, r.IsOwner})
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// GrepResponse is the result of grep_context. A filter or cap problem is
+// not an error: Error and ValidationErrors say what was wrong.
+type GrepResponse struct {
+	Mode               string    `json:"mode"`
+	TotalMatches       int       `json:"total_matches"`
+	Truncated          bool      `json:"truncated"`
+	Results            []GrepRow `json:"results"`
+	TimedOutContextIDs []string  `json:"timed_out_context_ids,omitempty"`
+	Error              string    `json:"error,omitempty"`
+	ValidationErrors   []string  `json:"validation_errors,omitempty"`
+}
+
+// grepHit is one collected match with its entry.
+type grepHit struct {
+	ent   *persist.Entry
+	lines *outline.Lines
+	m     grep.Match
+}
+
+// Grep matches a pattern over the readable entries, newest first
+// (grep_context).
+func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, error) {
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.cfg.Grep.withDefaults()
+	mode := req.OutputMode
+	if mode == "" {
+		mode = GrepFilesWithMatches
+	}
+	if mode != GrepFilesWithMatches && mode != GrepContent && mode != GrepCount {
+		return nil, invalidf("output_mode must be one of 'files_with_matches', 'content', 'count'")
+	}
+	problem := func(msg string, errs []string) *GrepResponse {
+		return &GrepResponse{Mode: mode, Results: []GrepRow{}, Error: msg, ValidationErrors: errs}
+	}
+	if req.Pattern == "" {
+		return nil, invalidf("pattern cannot be empty")
+	}
+	if n := runeLen(req.Pattern); n > cfg.MaxPatternChars {
+		msg := fmt.Sprintf("Pattern too long: %d characters exceeds the maximum of %d. Shorten the pattern.", n, cfg.MaxPatternChars)
+		return problem(msg, []string{msg}), nil
+	}
+	if req.ContextLines < 0 || req.ContextLines > 100 {
+		return nil, invalidf("context_lines must be between 0 and 100, got %d", req.ContextLines)
+	}
+	if req.MaxMatches < 0 || req.MaxMatches > 10000 {
+		return nil, invalidf("max_matches must be between 1 and 10000, got %d", req.MaxMatches)
+	}
+	if req.MaxEntriesScanned < 0 || req.MaxEntriesScanned > 1_000_000 {
+		return nil, invalidf("max_entries_scanned must be between 1 and 1000000, got %d", req.MaxEntriesScanned)
+	}
+	f, prob, err := e.buildFilter(SearchFilter{
+		ThreadID: req.ThreadID, Source: req.Source, Tags: req.Tags,
+		ContentType: req.ContentType, MetadataFilters: req.MetadataFilters,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if prob != nil {
+		return problem(prob.error, prob.errors), nil
+	}
+	m, err := grep.Compile(grep.Options{Pattern: req.Pattern, Regex: req.IsRegex, CaseSensitive: req.CaseSensitive})
+	if err != nil {
+		return nil, invalidf("%s", err.Error())
+	}
+	ctxLines := min(req.ContextLines, cfg.MaxContextLines)
+	maxMatches := orDefault(req.MaxMatches, 100)
+	maxMatches = min(maxMatches, cfg.MaxMatchesCap)
+	maxScanned := min(orDefault(req.MaxEntriesScanned, 1000), cfg.MaxEntriesScanned)
+
+	var (
+		hits        []grepHit
+		timedOut    []string
+		truncated   bool
+		scanned     int
+		chars       int
+		totalExpiry = time.Now().Add(cfg.RegexTotalTimeout)
+	)
+scan:
+	for {
+		res, err := e.st.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage})
+		if err != nil {
+			return nil, fmt.Errorf("grep scan: %w", err)
+		}
+		for i := range res.Entries {
+			if scanned >= maxScanned || chars >= cfg.AggregateBytesBudget {
+				// Another readable, matching row exists: the scan was cut.
+				truncated = true
+				break scan
+			}
+			ent := &res.Entries[i]
+			scanned++
+			chars += runeLen(ent.Text)
+			lines := outline.SplitLines(ent.Text)
+			var deadline time.Time
+			if req.IsRegex {
+				if !time.Now().Before(totalExpiry) {
+					truncated = true // the whole-scan regex budget is spent
+					break scan
+				}
+				deadline = time.Now().Add(cfg.RegexTimeout)
+				if totalExpiry.Before(deadline) {
+					deadline = totalExpiry
+				}
+			}
+			ms, err := m.Find(lines, maxMatches+1-len(hits), deadline)
+			if errors.Is(err, grep.ErrTimeout) {
+				if !time.Now().Before(totalExpiry) {
+					truncated = true
+					break scan
+				}
+				timedOut = append(timedOut, ent.ID)
+				continue
+			}
+			for _, mt := range ms {
+				hits = append(hits, grepHit{ent: ent, lines: lines, m: mt})
+			}
+			if len(hits) > maxMatches {
+				break scan
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(res.Entries) < grepPage {
+			break
+		}
+		last := res.Entries[len(res.Entries)-1]
+		f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	if len(hits) > maxMatches {
+		hits, truncated = hits[:maxMatches], true
+	}
+	resp := &GrepResponse{Mode: mode, TotalMatches: len(hits), Truncated: truncated, Results: []GrepRow{}, TimedOutContextIDs: timedOut}
+	for _, h := range hits {
+		if mode == GrepContent {
+			li := h.m.Line
+			row := GrepRow{
+				mode: mode, ContextID: h.ent.ID, LineNumber: li + 1, Line: h.lines.Line(li),
+				MatchStart: h.m.Start, MatchEnd: h.m.End,
+				Visibility: h.ent.Visibility, IsOwner: h.ent.Owner == p.ID,
+			}
+			for j := max(0, li-ctxLines); j < li; j++ {
+				row.Before = append(row.Before, h.lines.Line(j))
+			}
+			for j := li + 1; j <= li+ctxLines && j < h.lines.Count(); j++ {
+				row.After = append(row.After, h.lines.Line(j))
+			}
+			resp.Results = append(resp.Results, row)
+			continue
+		}
+		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.ent.ID {
+			resp.Results[n-1].Count++
+			continue
+		}
+		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.ent.ID, Count: 1, Visibility: h.ent.Visibility, IsOwner: h.ent.Owner == p.ID})
+	}
+	return resp, nil
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,21 @@
+// Package index owns contextd's in-process full-text index: a Bleve
+// (scorch) index scored with BM25 over entry text, with one analyzer per
+// FTS_LANGUAGE (snowball stemmers, stop words, Unicode folding), query
+// building for the four modes of fts_search_context (match, prefix,
+// phrase, boolean), the allowed-set prefilter (access tokens and
+// structural filters indexed beside the text and applied as a Bleve
+// filter, so hidden or filtered entries never take a slot), highlights,
+// and the on-disk snapshot beside the database (format header, change-log
+// watermark, checksum).
+//
+// The index is a cache: package contextd feeds it from the SQL change log
+// and rebuilds it from SQL when it is missing, stale or corrupt.
+//
+//	ix, err := index.Open(index.Options{Dir: dbPath + ".index", Language: "english"})
+//	err = ix.Apply(ctx, []index.Doc{{ID: id, Text: "connection refused", Owner: "alice"}}, nil, seq)
+//	res, err := ix.Search(ctx, index.Query{Text: "connection", Mode: "match",
+//		Access: index.Access{Principal: "alice"}, Size: 100})
+//
+// Entries are indexed whole today; chunks (the vectors work) will join as
+// further documents of the same entry through Doc, which is the seam.
+package index

@@ -1,0 +1,303 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// Field names of an index document.
+const (
+	fieldText    = "text"
+	fieldACL     = "acl"     // o:<owner>, u:<user grant>, g:<group grant>, and "public"
+	fieldThread  = "thread"  // thread_id
+	fieldSource  = "source"  // user | agent
+	fieldCType   = "ctype"   // text | multimodal
+	fieldTags    = "tags"    // one term per tag
+	fieldCreated = "created" // created_at, unix microseconds
+)
+
+// tokenPublic is the acl term of a public entry.
+const tokenPublic = "public"
+
+// watermarkKey is the internal key holding the change-log watermark. It is
+// written in the same batch as the documents, so the index on disk always
+// agrees with its watermark, also after a crash.
+var watermarkKey = []byte("contextd.watermark")
+
+// Options configures an Index. The zero value is an English in-memory
+// index.
+type Options struct {
+	// Dir holds the on-disk snapshot (<DB_PATH>.index); "" keeps the index
+	// in memory only.
+	Dir string
+	// Language is the FTS_LANGUAGE (default english).
+	Language string
+	// LockTimeout bounds the wait for another process's lock on the
+	// snapshot (default 1s); past it the index is kept in memory instead.
+	LockTimeout time.Duration
+}
+
+// Doc is one entry as the index holds it.
+type Doc struct {
+	ID          string
+	Text        string
+	Owner       string
+	Public      bool
+	Readers     []string // grant principals as "u:<id>" or "g:<id>" (read or write)
+	ThreadID    string
+	Source      string
+	ContentType string
+	Tags        []string
+	CreatedAt   time.Time
+}
+
+// Index is an open full-text index. It is safe for concurrent use: Apply
+// calls are serialized; searches run beside them.
+type Index struct {
+	mu       sync.Mutex // serializes Apply and Reset
+	bi       bleve.Index
+	lang     string
+	analyzer analysis.Analyzer
+	snap     *snapshot // nil in memory
+	fresh    bool
+	note     string
+}
+
+// Fresh reports that the index was created empty (no snapshot, or one that
+// was missing, stale or corrupt) and must be rebuilt from SQL.
+func (ix *Index) Fresh() bool { return ix.fresh }
+
+// Note says why the index is fresh (or kept in memory), for the progress
+// message.
+func (ix *Index) Note() string { return ix.note }
+
+// Language is the index's FTS_LANGUAGE.
+func (ix *Index) Language() string { return ix.lang }
+
+// OnDisk reports whether the index keeps a snapshot on disk.
+func (ix *Index) OnDisk() bool { return ix.snap != nil }
+
+func newMapping(language string) (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = "bm25" // Bleve's default is still tf-idf
+	if err := addAnalyzer(m, language); err != nil {
+		return nil, err
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = analyzerName
+	text.Store = false
+	text.IncludeTermVectors = true // phrase queries and highlight offsets
+	text.IncludeInAll = false
+	text.DocValues = false
+	doc.AddFieldMappingsAt(fieldText, text)
+	for _, f := range []string{fieldACL, fieldThread, fieldSource, fieldCType, fieldTags} {
+		kw := bleve.NewKeywordFieldMapping()
+		kw.Store = false
+		kw.IncludeInAll = false
+		kw.IncludeTermVectors = false
+		kw.DocValues = false
+		doc.AddFieldMappingsAt(f, kw)
+	}
+	num := bleve.NewNumericFieldMapping()
+	num.Store = false
+	num.IncludeInAll = false
+	num.DocValues = false
+	doc.AddFieldMappingsAt(fieldCreated, num)
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = analyzerName
+	return m, nil
+}
+
+// Open opens the index of o: the snapshot in o.Dir when it is intact and
+// of the same format and language, otherwise a fresh empty index (see
+// Fresh). A snapshot locked by another process is not waited for past
+// o.LockTimeout: the index then lives in memory and is rebuilt.
+func Open(o Options) (*Index, error) {
+	if o.Language == "" {
+		o.Language = DefaultLanguage
+	}
+	if !ValidLanguage(o.Language) {
+		return nil, fmt.Errorf("index: unknown full-text language %q", o.Language)
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = time.Second
+	}
+	m, err := newMapping(o.Language)
+	if err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
+	ix := &Index{lang: o.Language}
+	if o.Dir != "" {
+		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
+		switch {
+		case err == nil:
+			ix.bi, ix.snap, ix.fresh, ix.note = bi, snap, fresh, note
+		case errors.Is(err, errLocked):
+			ix.note = fmt.Sprintf("snapshot %s is in use by another process; keeping this process's index in memory", o.Dir)
+		default:
+			return nil, err
+		}
+	}
+	if ix.bi == nil {
+		bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("index: create in memory: %w", err)
+		}
+		ix.bi, ix.fresh = bi, true
+		if ix.note == "" {
+			ix.note = "in-memory index"
+		}
+	}
+	ix.analyzer = m.AnalyzerNamed(analyzerName)
+	if ix.analyzer == nil {
+		_ = ix.bi.Close()
+		return nil, fmt.Errorf("index: analyzer for %s is missing", o.Language)
+	}
+	return ix, nil
+}
+
+// Close closes the index; an on-disk index writes its snapshot header with
+// the watermark and checksum.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.bi == nil {
+		return nil
+	}
+	wm, _ := ix.watermark()
+	err := ix.bi.Close()
+	ix.bi = nil
+	if ix.snap != nil && err == nil {
+		err = ix.snap.seal(wm)
+	}
+	if err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	return nil
+}
+
+// Watermark is the change-log seq the index has applied up to.
+func (ix *Index) Watermark() (int64, error) {
+	return ix.watermark()
+}
+
+func (ix *Index) watermark() (int64, error) {
+	v, err := ix.bi.GetInternal(watermarkKey)
+	if err != nil {
+		return 0, fmt.Errorf("index: read watermark: %w", err)
+	}
+	if len(v) != 8 {
+		return 0, nil
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+// DocCount is the number of indexed entries.
+func (ix *Index) DocCount() (uint64, error) {
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("index: count: %w", err)
+	}
+	return n, nil
+}
+
+func docFields(d *Doc) map[string]any {
+	acl := make([]string, 0, 2+len(d.Readers))
+	acl = append(acl, "o:"+d.Owner)
+	if d.Public {
+		acl = append(acl, tokenPublic)
+	}
+	acl = append(acl, d.Readers...)
+	tags := d.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return map[string]any{
+		fieldText:    d.Text,
+		fieldACL:     acl,
+		fieldThread:  d.ThreadID,
+		fieldSource:  d.Source,
+		fieldCType:   d.ContentType,
+		fieldTags:    tags,
+		fieldCreated: float64(d.CreatedAt.UnixMicro()),
+	}
+}
+
+// Apply indexes upserts, removes deletes and advances the watermark to
+// seq, in one batch. A watermark below the current one is kept (replays are
+// idempotent).
+func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	cur, err := ix.watermark()
+	if err != nil {
+		return err
+	}
+	b := ix.bi.NewBatch()
+	for _, id := range deletes {
+		b.Delete(id)
+	}
+	for i := range upserts {
+		if err := b.Index(upserts[i].ID, docFields(&upserts[i])); err != nil {
+			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
+		}
+	}
+	if seq > cur {
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], uint64(seq))
+		b.SetInternal(watermarkKey, v[:])
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("index: apply batch: %w", err)
+	}
+	return nil
+}
+
+// Reset empties the index (for a rebuild) and sets its watermark to 0.
+func (ix *Index) Reset() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	m, err := newMapping(ix.lang)
+	if err != nil {
+		return err
+	}
+	if err := ix.bi.Close(); err != nil {
+		return fmt.Errorf("index: reset: %w", err)
+	}
+	if ix.snap != nil {
+		bi, err := ix.snap.recreate(m)
+		if err != nil {
+			return err
+		}
+		ix.bi = bi
+		return nil
+	}
+	bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return fmt.Errorf("index: reset: %w", err)
+	}
+	ix.bi = bi
+	return nil
+}
+
+// removeAll removes path, tolerating its absence.
+func removeAll(path string) error {
+	if err := os.RemoveAll(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// snapshotFormat is the format header of the snapshot. A snapshot of
+// another format (a different mapping or document shape) is rebuilt.
+const snapshotFormat = "contextd-fts/1"
+
+// errLocked: another process holds the snapshot open.
+var errLocked = errors.New("index snapshot is locked by another process")
+
+// snapMeta is the header file beside the Bleve data. Clean is true only
+// after a clean Close: then Checksum covers every data file and is checked
+// on the next open. While open, Clean is false and the Bleve data stands
+// for itself (scorch writes each batch atomically, with the watermark).
+type snapMeta struct {
+	Format    string `json:"format"`
+	Language  string `json:"language"`
+	Watermark int64  `json:"watermark"`
+	Clean     bool   `json:"clean"`
+	Checksum  string `json:"checksum,omitempty"`
+}
+
+// snapshot is an index kept in Dir: fts.bleve (scorch) and fts.json.
+type snapshot struct {
+	data, meta, lang string
+}
+
+func openSnapshot(dir, lang string, m mapping.IndexMapping, lockTimeout time.Duration) (*snapshot, bleve.Index, bool, string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, false, "", fmt.Errorf("index: create %s: %w", dir, err)
+	}
+	s := &snapshot{data: filepath.Join(dir, "fts.bleve"), meta: filepath.Join(dir, "fts.json"), lang: lang}
+	note := ""
+	raw, err := os.ReadFile(s.meta)
+	var meta snapMeta
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		note = "no snapshot at " + dir
+	case err != nil:
+		note = fmt.Sprintf("snapshot header unreadable (%v)", err)
+	case json.Unmarshal(raw, &meta) != nil:
+		note = "snapshot header is corrupt"
+	case meta.Format != snapshotFormat:
+		note = fmt.Sprintf("snapshot format %q is not %q", meta.Format, snapshotFormat)
+	case meta.Language != lang:
+		note = fmt.Sprintf("FTS_LANGUAGE changed from %s to %s", meta.Language, lang)
+	case meta.Clean:
+		sum, err := checksumDir(s.data)
+		if err != nil || sum != meta.Checksum {
+			note = "snapshot checksum does not match its data (corrupt)"
+		}
+	}
+	if note == "" {
+		bi, err := bleve.OpenUsing(s.data, map[string]any{"bolt_timeout": lockTimeout.String()})
+		if err == nil {
+			if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: lang, Watermark: meta.Watermark}); err != nil {
+				_ = bi.Close()
+				return nil, nil, false, "", err
+			}
+			return s, bi, false, "", nil
+		}
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, nil, false, "", errLocked
+		}
+		note = fmt.Sprintf("snapshot cannot be opened (%v)", err)
+	}
+	bi, err := s.recreate(m)
+	if err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, nil, false, "", errLocked
+		}
+		return nil, nil, false, "", err
+	}
+	return s, bi, true, note, nil
+}
+
+// recreate replaces the data with a new empty index.
+func (s *snapshot) recreate(m mapping.IndexMapping) (bleve.Index, error) {
+	if err := removeAll(s.data); err != nil {
+		return nil, fmt.Errorf("index: remove old snapshot: %w", err)
+	}
+	bi, err := bleve.NewUsing(s.data, m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: create snapshot: %w", err)
+	}
+	if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang}); err != nil {
+		_ = bi.Close()
+		return nil, err
+	}
+	return bi, nil
+}
+
+// seal records a clean close: the watermark and the data checksum.
+func (s *snapshot) seal(watermark int64) error {
+	sum, err := checksumDir(s.data)
+	if err != nil {
+		return fmt.Errorf("index: checksum snapshot: %w", err)
+	}
+	return s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang, Watermark: watermark, Clean: true, Checksum: sum})
+}
+
+func (s *snapshot) writeMeta(m snapMeta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("index: encode snapshot header: %w", err)
+	}
+	tmp := s.meta + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("index: write snapshot header: %w", err)
+	}
+	if err := os.Rename(tmp, s.meta); err != nil {
+		return fmt.Errorf("index: write snapshot header: %w", err)
+	}
+	return nil
+}
+
+// checksumDir is the SHA-256 of every file under dir: relative path, size
+// and content, in path order.
+func checksumDir(dir string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, p := range files {
+		rel, _ := filepath.Rel(dir, p)
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), fi.Size())
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,288 @@
+// Package wordvec owns the word-vector table behind the built-in embedder:
+// its binary format, the tokenizer, and the sentence embedding (smooth
+// inverse frequency weighting and common-component removal, Arora, Liang
+// & Ma, "A Simple but Tough-to-Beat Baseline for Sentence Embeddings",
+// ICLR 2017). The generator (../gen) writes tables; package builtin reads
+// the vendored one. It is internal so the format can change with both.
+//
+//	t, _ := wordvec.Decode(data)
+//	v := make([]float32, t.Dim)
+//	t.Embed("the car would not start", v)
+package wordvec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+)
+
+// Format, little-endian:
+//
+//	magic "CXWV", version u32, dim u32, n u32, vocab u32 (size of the
+//	source vocabulary, for the Zipf estimate), sifA f32, pc [dim]f32,
+//	then per word in rank order: rank uvarint, len uvarint, bytes,
+//	scale f32, dim int8 codes (value = scale · code).
+const (
+	magic   = "CXWV"
+	version = 1
+)
+
+// ErrFormat wraps every decoding error.
+var ErrFormat = errors.New("bad word-vector table")
+
+// Table is a decoded word-vector table. Codes are kept as int8 (scale ·
+// code) so the table costs what the file costs.
+type Table struct {
+	Dim   int
+	Vocab int       // words in the source vocabulary (ranks are < Vocab)
+	SIFA  float32   // the SIF parameter a
+	PC    []float32 // common component (unit length), or all zero
+	Words []string
+	Ranks []uint32
+
+	scale   []float32
+	codes   []byte // n × Dim, int8 as bytes
+	index   map[string]int32
+	weights []float32 // SIF weight per word
+	oovNorm float32
+	oovW    float32
+}
+
+// Encode writes t. PC may be nil (zeros).
+func Encode(t *Table, vecs [][]float32) ([]byte, error) {
+	if t.Dim < 1 || len(t.Words) != len(vecs) || len(t.Ranks) != len(vecs) {
+		return nil, fmt.Errorf("%w: inconsistent table", ErrFormat)
+	}
+	out := []byte(magic)
+	out = binary.LittleEndian.AppendUint32(out, version)
+	out = binary.LittleEndian.AppendUint32(out, uint32(t.Dim))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(vecs)))
+	out = binary.LittleEndian.AppendUint32(out, uint32(t.Vocab))
+	out = binary.LittleEndian.AppendUint32(out, math.Float32bits(t.SIFA))
+	for i := 0; i < t.Dim; i++ {
+		var x float32
+		if t.PC != nil {
+			x = t.PC[i]
+		}
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+	}
+	for i, v := range vecs {
+		if len(v) != t.Dim {
+			return nil, fmt.Errorf("%w: word %q has %d dims", ErrFormat, t.Words[i], len(v))
+		}
+		out = binary.AppendUvarint(out, uint64(t.Ranks[i]))
+		out = binary.AppendUvarint(out, uint64(len(t.Words[i])))
+		out = append(out, t.Words[i]...)
+		scale, codes := Quantize(v)
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(scale))
+		for _, c := range codes {
+			out = append(out, byte(c))
+		}
+	}
+	return out, nil
+}
+
+// Quantize maps v to int8 codes with one scale (max |x| / 127).
+func Quantize(v []float32) (float32, []int8) {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	codes := make([]int8, len(v))
+	if m == 0 {
+		return 0, codes
+	}
+	scale := m / 127
+	for i, x := range v {
+		codes[i] = int8(math.Round(float64(x / scale)))
+	}
+	return scale, codes
+}
+
+// Decode parses a table. data is referenced, not copied.
+func Decode(data []byte) (*Table, error) {
+	bad := func(what string) (*Table, error) { return nil, fmt.Errorf("%w: %s", ErrFormat, what) }
+	if len(data) < 24 || string(data[:4]) != magic {
+		return bad("magic")
+	}
+	if v := binary.LittleEndian.Uint32(data[4:]); v != version {
+		return bad(fmt.Sprintf("version %d", v))
+	}
+	t := &Table{
+		Dim:   int(binary.LittleEndian.Uint32(data[8:])),
+		Vocab: int(binary.LittleEndian.Uint32(data[16:])),
+		SIFA:  math.Float32frombits(binary.LittleEndian.Uint32(data[20:])),
+	}
+	n := int(binary.LittleEndian.Uint32(data[12:]))
+	if t.Dim < 1 || t.Dim > 4096 || n < 1 || n > len(data)/(t.Dim+6) || t.Vocab < n || t.Vocab > 1<<24 || !(t.SIFA > 0) {
+		return bad("header")
+	}
+	p := 24
+	if len(data) < p+4*t.Dim {
+		return bad("truncated")
+	}
+	t.PC = make([]float32, t.Dim)
+	for i := range t.PC {
+		t.PC[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[p:]))
+		p += 4
+	}
+	t.Words = make([]string, 0, n)
+	t.Ranks = make([]uint32, 0, n)
+	t.scale = make([]float32, 0, n)
+	t.codes = make([]byte, 0, n*t.Dim)
+	t.index = make(map[string]int32, n)
+	for i := 0; i < n; i++ {
+		rank, k := binary.Uvarint(data[p:])
+		if k <= 0 || rank >= uint64(t.Vocab) {
+			return bad("rank")
+		}
+		p += k
+		l, k := binary.Uvarint(data[p:])
+		if k <= 0 || l > 256 || uint64(len(data)-p-k) < l+4+uint64(t.Dim) {
+			return bad("word")
+		}
+		p += k
+		w := string(data[p : p+int(l)])
+		p += int(l)
+		if _, dup := t.index[w]; dup {
+			return bad("duplicate word " + w)
+		}
+		t.index[w] = int32(i)
+		t.Words = append(t.Words, w)
+		t.Ranks = append(t.Ranks, uint32(rank))
+		t.scale = append(t.scale, math.Float32frombits(binary.LittleEndian.Uint32(data[p:])))
+		p += 4
+		t.codes = append(t.codes, data[p:p+t.Dim]...)
+		p += t.Dim
+	}
+	if p != len(data) {
+		return bad("trailing bytes")
+	}
+	t.prepare()
+	return t, nil
+}
+
+// prepare derives the SIF weights and the out-of-vocabulary settings.
+//
+// The package lists words by corpus frequency but carries no counts, so
+// p(w) comes from Zipf's law on the rank: p(r) = 1 / ((r+1) · H_V) with
+// H_V the harmonic number of the vocabulary size. SIF weight = a/(a+p(w)).
+func (t *Table) prepare() {
+	var h float64
+	for r := 1; r <= t.Vocab; r++ {
+		h += 1 / float64(r)
+	}
+	a := float64(t.SIFA)
+	t.weights = make([]float32, len(t.Words))
+	var norms float64
+	for i, r := range t.Ranks {
+		p := 1 / (float64(r+1) * h)
+		t.weights[i] = float32(a / (a + p))
+		norms += float64(t.scale[i]) * math.Sqrt(float64(t.codeDot(i, i)))
+	}
+	t.oovNorm = float32(norms / float64(len(t.Words)))
+	// An unknown token (an identifier, a name, a typo) still counts: it
+	// gets a pseudo-random direction from its hash, at half the weight of
+	// the rarest known word, so identical unknown tokens match each other
+	// without drowning the known words.
+	p := 1 / (float64(t.Vocab) * h)
+	t.oovW = float32(0.5 * a / (a + p))
+}
+
+func (t *Table) codeDot(i, j int) int32 {
+	a := t.codes[i*t.Dim : (i+1)*t.Dim]
+	b := t.codes[j*t.Dim : (j+1)*t.Dim]
+	var s int32
+	for k := range a {
+		s += int32(int8(a[k])) * int32(int8(b[k]))
+	}
+	return s
+}
+
+// Lookup returns the index of word, or -1.
+func (t *Table) Lookup(word string) int {
+	if i, ok := t.index[word]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// Weight is the SIF weight of word i.
+func (t *Table) Weight(i int) float32 { return t.weights[i] }
+
+// Mean adds the SIF-weighted mean of text's token vectors to out (which
+// must be zeroed, length Dim) and returns how many tokens it used.
+func (t *Table) Mean(text string, out []float32) int {
+	n := 0
+	Tokens(text, func(tok string) {
+		n++
+		if i, ok := t.index[tok]; ok {
+			w := t.weights[i] * t.scale[i]
+			c := t.codes[int(i)*t.Dim : int(i+1)*t.Dim]
+			for k := range out {
+				out[k] += w * float32(int8(c[k]))
+			}
+			return
+		}
+		t.addOOV(tok, out)
+	})
+	if n > 0 {
+		inv := 1 / float32(n)
+		for k := range out {
+			out[k] *= inv
+		}
+	}
+	return n
+}
+
+func (t *Table) addOOV(tok string, out []float32) {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(tok))
+	r := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+	// A Gaussian vector of dim components has norm ≈ √dim.
+	w := t.oovW * t.oovNorm / float32(math.Sqrt(float64(t.Dim)))
+	for k := range out {
+		out[k] += w * float32(r.NormFloat64())
+	}
+}
+
+// Embed writes the sentence embedding of text to out (length Dim): the
+// SIF-weighted mean, minus its projection on the common component, L2
+// normalised. A text without tokens embeds to the zero vector.
+func (t *Table) Embed(text string, out []float32) {
+	clear(out)
+	if t.Mean(text, out) == 0 {
+		return
+	}
+	RemoveComponent(out, t.PC)
+	Normalize(out)
+}
+
+// RemoveComponent subtracts v's projection on the unit vector u.
+func RemoveComponent(v, u []float32) {
+	var d float32
+	for k := range v {
+		d += v[k] * u[k]
+	}
+	for k := range v {
+		v[k] -= d * u[k]
+	}
+}
+
+// Normalize scales v to unit length; a zero vector stays zero.
+func Normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for k := range v {
+		v[k] *= inv
+	}
+}

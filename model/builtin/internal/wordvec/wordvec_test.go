@@ -1,0 +1,114 @@
+package wordvec
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"The Car's engine DIDN'T start.", "the car engine did not start"},
+		{"I can't, won't; you're we've they'll I'm she'd", "i can not will not you are we have they will i am she would"},
+		{"rock’n’roll o'clock", "rock n roll o clock"},
+		{"Zürich naïve café 2024 x86_64", "zürich naïve café 2024 x86 64"},
+		{"'quoted' words' end", "quoted words end"},
+		{"", ""},
+		{"ain't shan't n't", "is not shall not not"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			var got []string
+			Tokens(tc.in, func(s string) { got = append(got, s) })
+			if g := strings.Join(got, " "); g != tc.want {
+				t.Fatalf("Tokens(%q) = %q, want %q", tc.in, g, tc.want)
+			}
+		})
+	}
+}
+
+func testTable(t testing.TB) (*Table, []byte) {
+	tab := &Table{Dim: 4, Vocab: 100, SIFA: 1e-3, PC: []float32{1, 0, 0, 0},
+		Words: []string{"the", "car", "automobile", "bank"}, Ranks: []uint32{0, 50, 80, 60}}
+	vecs := [][]float32{{1, 0.1, 0, 0}, {0.2, 1, 0.5, 0}, {0.1, 0.9, 0.6, 0}, {0.3, 0, 0, 1}}
+	data, err := Encode(tab, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, data
+}
+
+func TestRoundTripAndEmbed(t *testing.T) {
+	tab, _ := testTable(t)
+	if tab.Lookup("car") != 1 || tab.Lookup("truck") != -1 || tab.Ranks[2] != 80 {
+		t.Fatalf("lookup or ranks wrong after round trip")
+	}
+	if w0, w1 := tab.Weight(0), tab.Weight(1); !(w0 < w1) {
+		t.Fatalf("SIF weight of 'the' %.4f should be below 'car' %.4f", w0, w1)
+	}
+	a, b, c := make([]float32, 4), make([]float32, 4), make([]float32, 4)
+	tab.Embed("the car", a)
+	tab.Embed("an automobile", b)
+	tab.Embed("the bank", c)
+	dot := func(x, y []float32) float32 { return x[0]*y[0] + x[1]*y[1] + x[2]*y[2] + x[3]*y[3] }
+	if math.Abs(float64(dot(a, a))-1) > 1e-5 {
+		t.Fatalf("not unit length: %v", a)
+	}
+	if math.Abs(float64(a[0])) > 1e-5 {
+		t.Fatalf("common component not removed: %v", a)
+	}
+	if dot(a, b) <= dot(a, c) {
+		t.Fatalf("car~automobile %.3f ≤ car~bank %.3f", dot(a, b), dot(a, c))
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	_, data := testTable(t)
+	for _, cut := range []int{0, 3, 23, 40, len(data) - 1} {
+		if _, err := Decode(data[:cut]); !errors.Is(err, ErrFormat) {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+	}
+	bad := append([]byte(nil), data...)
+	bad[0] = 'X'
+	if _, err := Decode(bad); !errors.Is(err, ErrFormat) {
+		t.Fatalf("bad magic: %v", err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	_, data := testTable(f)
+	f.Add(data)
+	f.Add([]byte("CXWV"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := Decode(data)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		v := make([]float32, tab.Dim)
+		tab.Embed("the car xyz", v)
+	})
+}
+
+func FuzzTokens(f *testing.F) {
+	f.Add("The Car's engine didn't start")
+	f.Add("’'’x'y'z")
+	f.Fuzz(func(t *testing.T, s string) {
+		Tokens(s, func(tok string) {
+			if tok == "" || strings.ContainsAny(tok, "' \t\n") {
+				t.Fatalf("bad token %q from %q", tok, s)
+			}
+		})
+	})
+}

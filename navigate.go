@@ -1,0 +1,217 @@
+package contextd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/contextd/contextd/index/outline"
+	"github.com/contextd/contextd/persist"
+)
+
+// NavigateRequest is the input of navigate_context.
+type NavigateRequest struct {
+	ContextID            string `json:"context_id"`
+	MaxDepth             int    `json:"max_depth,omitempty"` // 0 means 6
+	IncludeNodeSummaries bool   `json:"include_node_summaries,omitempty"`
+}
+
+// OutlineNode is one node of a navigate_context outline.
+type OutlineNode struct {
+	NodeID    string         `json:"node_id"`
+	Level     int            `json:"level"`
+	Ordinal   int            `json:"ordinal"`
+	Title     string         `json:"title"`
+	CharStart int            `json:"char_start"`
+	CharEnd   int            `json:"char_end"`
+	Summary   *string        `json:"summary"`
+	Children  []*OutlineNode `json:"children"`
+}
+
+// NavigateResponse is the result of navigate_context.
+type NavigateResponse struct {
+	ContextID  string       `json:"context_id"`
+	TotalChars int          `json:"total_chars"`
+	NodeCount  int          `json:"node_count"`
+	Root       *OutlineNode `json:"root"`
+	Visibility string       `json:"visibility"`
+	IsOwner    bool         `json:"is_owner"`
+}
+
+// ReadRangeRequest is the input of read_context_range: exactly one of a
+// character range, a line range or a node id. Nil means absent.
+type ReadRangeRequest struct {
+	ContextID string  `json:"context_id"`
+	StartChar *int    `json:"start_char,omitempty"`
+	EndChar   *int    `json:"end_char,omitempty"`
+	StartLine *int    `json:"start_line,omitempty"`
+	EndLine   *int    `json:"end_line,omitempty"`
+	NodeID    *string `json:"node_id,omitempty"`
+}
+
+// ReadRangeResponse is the result of read_context_range: the resolved span.
+type ReadRangeResponse struct {
+	ContextID  string `json:"context_id"`
+	StartChar  int    `json:"start_char"`
+	EndChar    int    `json:"end_char"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`
+	Text       string `json:"text"`
+	Visibility string `json:"visibility"`
+	IsOwner    bool   `json:"is_owner"`
+}
+
+// readOne resolves an id parameter and loads the readable entry, with the
+// navigation tools' wording.
+func (e *Engine) readOne(ctx context.Context, acc persist.Access, raw string) (*persist.Entry, error) {
+	id, err := resolveID(ctx, e.st, acc, raw)
+	if err != nil {
+		return nil, wrapIDErr("Invalid context ID: ", err)
+	}
+	ents, err := e.st.Get(ctx, acc, []string{id}, persist.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get entry: %w", err)
+	}
+	if len(ents) == 0 {
+		return nil, newErr(ErrNotFound, "Context entry not found: %s", raw)
+	}
+	return &ents[0], nil
+}
+
+// Navigate returns the heading outline of one entry (navigate_context).
+func (e *Engine) Navigate(ctx context.Context, req NavigateRequest) (*NavigateResponse, error) {
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	depth := req.MaxDepth
+	if depth == 0 {
+		depth = outline.MaxLevel
+	}
+	if depth < 1 || depth > outline.MaxLevel {
+		return nil, invalidf("max_depth must be between 1 and 6, got %d", req.MaxDepth)
+	}
+	ent, err := e.readOne(ctx, acc, req.ContextID)
+	if err != nil {
+		return nil, err
+	}
+	o := outline.Parse(ent.Text)
+	tree, n := o.Tree(depth)
+	var attach func(id string, start, end int) *string
+	if req.IncludeNodeSummaries && e.cfg.IndexTree.enabled() {
+		stored, err := e.nodeSummaries(ctx, ent.ID)
+		if err != nil {
+			return nil, err
+		}
+		attach = stored.lookup
+	}
+	root := convertNode(tree, attach)
+	root.Summary = nil
+	if pyStrip(ent.Summary) != "" {
+		s := ent.Summary
+		root.Summary = &s
+	}
+	return &NavigateResponse{
+		ContextID: ent.ID, TotalChars: o.Lines.TotalRunes, NodeCount: n, Root: root,
+		Visibility: ent.Visibility, IsOwner: ent.Owner == p.ID,
+	}, nil
+}
+
+func convertNode(n *outline.Node, attach func(id string, start, end int) *string) *OutlineNode {
+	out := &OutlineNode{
+		NodeID: n.ID, Level: n.Level, Ordinal: n.Ordinal, Title: n.Title,
+		CharStart: n.Start, CharEnd: n.End, Children: make([]*OutlineNode, 0, len(n.Children)),
+	}
+	if attach != nil && n.ID != "root" {
+		out.Summary = attach(n.ID, n.Start, n.End)
+	}
+	for _, c := range n.Children {
+		out.Children = append(out.Children, convertNode(c, attach))
+	}
+	return out
+}
+
+const addressingModeMsg = "Provide exactly one addressing mode: a character range (start_char/end_char), a line range (start_line/end_line), or a node_id."
+
+// ReadRange returns part of one entry's text (read_context_range).
+func (e *Engine) ReadRange(ctx context.Context, req ReadRangeRequest) (*ReadRangeResponse, error) {
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	chars := req.StartChar != nil || req.EndChar != nil
+	lines := req.StartLine != nil || req.EndLine != nil
+	node := req.NodeID != nil
+	modes := 0
+	for _, b := range []bool{chars, lines, node} {
+		if b {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return nil, invalidf(addressingModeMsg)
+	}
+	for name, v := range map[string]*int{"start_char": req.StartChar, "end_char": req.EndChar} {
+		if v != nil && *v < 0 {
+			return nil, invalidf("%s must be at least 0, got %d", name, *v)
+		}
+	}
+	for name, v := range map[string]*int{"start_line": req.StartLine, "end_line": req.EndLine} {
+		if v != nil && *v < 1 {
+			return nil, invalidf("%s must be at least 1, got %d", name, *v)
+		}
+	}
+	ent, err := e.readOne(ctx, acc, req.ContextID)
+	if err != nil {
+		return nil, err
+	}
+	l := outline.SplitLines(ent.Text)
+	out := &ReadRangeResponse{ContextID: ent.ID, Visibility: ent.Visibility, IsOwner: ent.Owner == p.ID}
+	var start, end int
+	switch {
+	case chars:
+		start, end = 0, l.TotalRunes
+		if req.StartChar != nil {
+			start = *req.StartChar
+		}
+		if req.EndChar != nil {
+			end = *req.EndChar
+		}
+	case lines:
+		n := l.Count()
+		first, last := 1, n
+		if req.StartLine != nil {
+			first = *req.StartLine
+		}
+		if req.EndLine != nil {
+			last = *req.EndLine
+		}
+		first = min(max(first, 1), n)
+		last = min(max(last, 1), n)
+		if last < first {
+			last = first
+		}
+		out.StartLine, out.EndLine = first, last
+		out.StartChar, out.EndChar = l.RuneStart[first-1], l.RuneEnd[last-1]
+		out.Text = l.Slice(out.StartChar, out.EndChar)
+		return out, nil
+	default:
+		s, en, ok := outline.Parse(ent.Text).Find(*req.NodeID)
+		if !ok {
+			return nil, invalidf("node_id '%s' did not resolve to a section in this entry (it may have changed since navigate_context was called).", *req.NodeID)
+		}
+		start, end = s, en
+	}
+	start = min(max(start, 0), l.TotalRunes)
+	end = min(max(end, 0), l.TotalRunes)
+	if end < start {
+		end = start
+	}
+	out.StartChar, out.EndChar = start, end
+	out.StartLine = l.LineOf(start) + 1
+	out.EndLine = out.StartLine
+	if end > start {
+		out.EndLine = l.LineOf(end-1) + 1
+	}
+	out.Text = l.Slice(start, end)
+	return out, nil
+}

@@ -1,0 +1,166 @@
+package persist
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Types shared by full-text indexing and native full-text search. The
+// engine declares the interfaces that use them (where they are consumed);
+// a dialect implements what it can, and a Store without them simply has no
+// full-text search.
+
+// IndexDoc is an entry as a full-text index sees it: read without any
+// access restriction, together with every grant, so the index can hold the
+// access fields it filters on.
+type IndexDoc struct {
+	Entry
+	Grants []Grant
+}
+
+// Full-text search modes of fts_search_context.
+const (
+	FullTextMatch   = "match"
+	FullTextPrefix  = "prefix"
+	FullTextPhrase  = "phrase"
+	FullTextBoolean = "boolean"
+)
+
+// FullTextQuery asks a database's own full-text engine (SQLite FTS5,
+// PostgreSQL tsvector) for the best Limit readable entries matching Query
+// in Mode and Filter.
+type FullTextQuery struct {
+	Filter
+	Query     string
+	Mode      string // FullTextMatch, FullTextPrefix, FullTextPhrase or FullTextBoolean
+	Language  string // FTS_LANGUAGE
+	Limit     int
+	Highlight bool // fill FullTextHit.Highlighted
+	Explain   bool // fill FullTextResult.Plan
+}
+
+// FullTextHit is one ranked match: higher Score is better.
+type FullTextHit struct {
+	ID          string
+	Score       float64
+	Highlighted string // the full text with <mark>…</mark> around matches
+}
+
+// FullTextResult is the ranked answer of a FullTextQuery, best first (score
+// DESC, id DESC). Degraded reports that a boolean query was not valid in
+// the engine's grammar and was run as a sanitized match query instead.
+type FullTextResult struct {
+	Hits     []FullTextHit
+	Degraded bool
+	Plan     string
+}
+
+// QueryTerm is one unit of a match or prefix query after the query
+// transform of the requirements (C.7, R-351): a word or fragment, or the
+// inside of a quoted phrase. Every backend turns the same terms into its
+// own query language, so both search backends read a query alike.
+type QueryTerm struct {
+	Text   string
+	Quoted bool // came from a "quoted phrase"
+}
+
+// operatorWordLanguages are the FTS languages whose operator barewords
+// (and, or, not) are dropped from match and prefix queries.
+var operatorWordLanguages = map[string]bool{"english": true, "hindi": true, "russian": true}
+
+func isOperatorWord(s, language string) bool {
+	if !operatorWordLanguages[language] {
+		return false
+	}
+	switch len(s) {
+	case 2, 3:
+		l := strings.ToLower(s)
+		return l == "and" || l == "or" || l == "not"
+	}
+	return false
+}
+
+// queryTokens splits a query into `"[^"]*"|\S+` tokens; quoted reports
+// which tokens are quoted phrases (returned without their quotes).
+func queryTokens(q string) (toks []string, quoted []bool) {
+	i := 0
+	for i < len(q) {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		if r == '"' {
+			if j := strings.IndexByte(q[i+1:], '"'); j >= 0 {
+				toks = append(toks, q[i+1:i+1+j])
+				quoted = append(quoted, true)
+				i += j + 2
+				continue
+			}
+		}
+		j := i
+		for j < len(q) {
+			r, size := utf8.DecodeRuneInString(q[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		toks = append(toks, q[i:j])
+		quoted = append(quoted, false)
+		i = j
+	}
+	return toks, quoted
+}
+
+// MatchTerms applies the match-mode transform: quoted phrases are kept,
+// other tokens are split on '"' with '-' read as a space, operator words
+// are dropped for the languages that have them. The terms are ANDed; no
+// terms means no rows.
+func MatchTerms(query, language string) []QueryTerm {
+	toks, quoted := queryTokens(query)
+	var out []QueryTerm
+	for i, t := range toks {
+		if quoted[i] {
+			if strings.TrimSpace(t) != "" {
+				out = append(out, QueryTerm{Text: t, Quoted: true})
+			}
+			continue
+		}
+		for _, frag := range strings.Split(t, `"`) {
+			frag = strings.TrimSpace(strings.ReplaceAll(frag, "-", " "))
+			if frag == "" || isOperatorWord(frag, language) {
+				continue
+			}
+			out = append(out, QueryTerm{Text: frag})
+		}
+	}
+	return out
+}
+
+// PrefixTerms applies the prefix-mode transform: each word (trailing '*'
+// stripped, split on '"', '-' and spaces) is a prefix; a quoted phrase is
+// a phrase whose last word is a prefix. Operator words are dropped.
+func PrefixTerms(query, language string) []QueryTerm {
+	toks, quoted := queryTokens(query)
+	var out []QueryTerm
+	for i, t := range toks {
+		if quoted[i] {
+			if strings.TrimSpace(t) != "" {
+				out = append(out, QueryTerm{Text: t, Quoted: true})
+			}
+			continue
+		}
+		t = strings.TrimRight(t, "*")
+		words := strings.FieldsFunc(t, func(r rune) bool { return r == '"' || r == '-' || unicode.IsSpace(r) })
+		for _, w := range words {
+			w = strings.TrimRight(w, "*")
+			if w == "" || isOperatorWord(w, language) {
+				continue
+			}
+			out = append(out, QueryTerm{Text: w})
+		}
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/contextd/contextd"
+)
+
+// Authenticate verifies the bearer token of one HTTP request (token is ""
+// when the request carries none) and returns the caller. An error means
+// HTTP 401: the request never reaches a tool.
+type Authenticate func(ctx context.Context, token string) (contextd.Principal, error)
+
+// AuthConfig selects and configures HTTP authentication (MCP_AUTH_*).
+// The zero value is provider "none".
+type AuthConfig struct {
+	// Provider is "none" (default), "simple_token" or "jwt".
+	Provider string
+	// Token is the shared bearer token of simple_token (MCP_AUTH_TOKEN).
+	Token string
+	// ClientID names simple_token callers (MCP_AUTH_CLIENT_ID, default mcp-client).
+	ClientID string
+	// JWT configures the jwt provider.
+	JWT JWTConfig
+}
+
+// errUnauthenticated is the error of a request without credentials.
+var errUnauthenticated = errors.New("missing bearer token")
+
+// NewAuthenticator builds the verifier of cfg. Under none and simple_token
+// every caller is defaultPrincipal with no groups and no roles (R-300), so
+// a configured publish role can never be met there. A misconfiguration is a
+// *ConfigError (exit 78).
+func NewAuthenticator(cfg AuthConfig, defaultPrincipal string) (Authenticate, error) {
+	local := contextd.Principal{ID: defaultPrincipal}
+	switch cfg.Provider {
+	case "", "none":
+		return func(context.Context, string) (contextd.Principal, error) { return local, nil }, nil
+	case "simple_token":
+		if cfg.Token == "" {
+			return nil, &ConfigError{Var: "MCP_AUTH_TOKEN", Reason: "MCP_AUTH_TOKEN cannot be empty."}
+		}
+		want := []byte(cfg.Token)
+		return func(_ context.Context, token string) (contextd.Principal, error) {
+			if token == "" {
+				return contextd.Principal{}, errUnauthenticated
+			}
+			// ConstantTimeCompare leaks only the length, never where the
+			// first difference is.
+			if subtle.ConstantTimeCompare([]byte(token), want) != 1 {
+				return contextd.Principal{}, errors.New("invalid token")
+			}
+			return local, nil
+		}, nil
+	case "jwt":
+		v, err := newJWTVerifier(cfg.JWT)
+		if err != nil {
+			return nil, err
+		}
+		return v.authenticate, nil
+	}
+	return nil, &ConfigError{Var: "MCP_AUTH_PROVIDER", Value: cfg.Provider, Reason: "must be one of none, simple_token, jwt"}
+}
+
+// bearer extracts the token of an Authorization: Bearer header; ok is
+// false when the header is present but is not a bearer credential.
+func bearer(r *http.Request) (token string, ok bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", true
+	}
+	scheme, rest, found := strings.Cut(h, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(rest)
+	return token, token != ""
+}
+
+// requireAuth wraps next so that only authenticated requests reach it,
+// carrying their principal in the request context. Failures get 401 with a
+// WWW-Authenticate challenge (RFC 6750) and a small JSON body.
+func requireAuth(auth Authenticate, log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearer(r)
+		var (
+			p   contextd.Principal
+			err error
+		)
+		if !ok {
+			err = errors.New("malformed Authorization header: want Bearer <token>")
+		} else {
+			p, err = auth(r.Context(), token)
+		}
+		if err == nil && p.ID == "" {
+			err = errors.New("token names no principal")
+		}
+		if err != nil {
+			log.Debug("unauthenticated request", "remote", r.RemoteAddr, "error", err)
+			challenge := `Bearer realm="mcp"`
+			desc := "authentication required"
+			if !errors.Is(err, errUnauthenticated) {
+				challenge += `, error="invalid_token"`
+				desc = "invalid token"
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":"invalid_token","error_description":%q}`, desc)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(contextd.WithPrincipal(r.Context(), p)))
+	})
+}

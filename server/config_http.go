@@ -1,0 +1,63 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// readHTTP reads the streamable HTTP transport and its authentication. It
+// runs after the access-control variables, since simple_token and none
+// callers are ACCESS_CONTROL_DEFAULT_PRINCIPAL. Auth misconfiguration is
+// reported like any invalid variable (exit 78), on stdio too, so a broken
+// deployment file fails the same way whichever transport it selects.
+func readHTTP(r *envReader, c *Config) {
+	h := &c.HTTP
+	h.Host = "0.0.0.0"
+	if v, ok := r.lookup("FASTMCP_HOST"); ok && strings.TrimSpace(v) != "" {
+		h.Host = strings.TrimSpace(v)
+	}
+	h.Port = r.intRange("FASTMCP_PORT", 8000, 1, 65535)
+	h.Stateful = !r.boolean("FASTMCP_STATELESS_HTTP", true)
+	h.JSONResponse = r.boolean("FASTMCP_JSON_RESPONSE", false)
+	if v, ok := r.lookup("SHUTDOWN_TIMEOUT_S"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f <= 0 || f > 3600 {
+			r.fail("SHUTDOWN_TIMEOUT_S", v, "must be a number of seconds greater than 0 and at most 3600")
+		} else {
+			h.ShutdownTimeout = time.Duration(f * float64(time.Second))
+		}
+	}
+
+	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
+	ac := AuthConfig{Provider: c.AuthProvider, ClientID: "mcp-client"}
+	if v, ok := r.lookup("MCP_AUTH_CLIENT_ID"); ok && strings.TrimSpace(v) != "" {
+		ac.ClientID = strings.TrimSpace(v)
+	}
+	if ac.Provider == "simple_token" {
+		v, ok := r.lookup("MCP_AUTH_TOKEN")
+		if !ok {
+			r.fail("MCP_AUTH_TOKEN", "", "MCP_AUTH_TOKEN is required for SimpleTokenVerifier. Set via environment variable or .env file.")
+			return
+		}
+		ac.Token = v
+	}
+	if ac.Provider == "jwt" {
+		ac.JWT = JWTConfig{
+			PublicKey:   r.text("MCP_AUTH_JWT_PUBLIC_KEY"),
+			JWKSURI:     r.text("MCP_AUTH_JWT_JWKS_URI"),
+			Issuer:      r.text("MCP_AUTH_JWT_ISSUER"),
+			Audience:    r.text("MCP_AUTH_JWT_AUDIENCE"),
+			Algorithm:   r.text("MCP_AUTH_JWT_ALGORITHM"),
+			GroupsClaim: r.text("MCP_AUTH_GROUPS_CLAIM"),
+			RolesClaim:  r.text("MCP_AUTH_ROLES_CLAIM"),
+		}
+	}
+	auth, err := NewAuthenticator(ac, c.Server.DefaultPrincipal)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return
+	}
+	h.Auth = auth
+}

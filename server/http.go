@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/contextd/contextd"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// MCPPath is the streamable HTTP endpoint (R-501).
+const MCPPath = "/mcp"
+
+// HTTPOptions configure the streamable HTTP transport (MCP_TRANSPORT=http).
+// The zero value listens on 0.0.0.0:8000, stateless, with no
+// authentication (every call runs as the default principal).
+type HTTPOptions struct {
+	// Host and Port to listen on (FASTMCP_HOST, FASTMCP_PORT).
+	Host string
+	Port int
+	// Stateful keeps MCP sessions (FASTMCP_STATELESS_HTTP=false); the
+	// default is stateless, so any replica can serve any request.
+	Stateful bool
+	// JSONResponse (FASTMCP_JSON_RESPONSE) answers with application/json
+	// only: the GET event stream is refused with 405. Tool calls answer
+	// with JSON either way, since the tools send no notifications.
+	JSONResponse bool
+	// Auth verifies each request (nil: MCP_AUTH_PROVIDER=none).
+	Auth Authenticate
+	// ShutdownTimeout bounds how long a shutdown waits for in-flight
+	// calls (SHUTDOWN_TIMEOUT_S, default 10 s).
+	ShutdownTimeout time.Duration
+}
+
+// Addr is host:port of o with the defaults applied.
+func (o HTTPOptions) Addr() string {
+	host, port := o.Host, o.Port
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	if port == 0 {
+		port = 8000
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// HTTPHandler returns the HTTP surface: the MCP endpoint at /mcp behind
+// authentication, and GET /health (unauthenticated) answering
+// {"status":"ok"}. The streamable server keeps mcp-go's DNS-rebinding
+// protection: a request over loopback must carry a loopback Host.
+func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	auth := o.Auth
+	if auth == nil {
+		auth, _ = NewAuthenticator(AuthConfig{}, s.principal)
+	}
+	opts := []mcpserver.StreamableHTTPOption{
+		mcpserver.WithEndpointPath(MCPPath),
+		mcpserver.WithStreamableHTTPLogger(s.log),
+		// The principal set by requireAuth rides the request context; copy
+		// it explicitly so it reaches the tool whatever context mcp-go uses.
+		mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			if p, ok := contextd.PrincipalFrom(r.Context()); ok {
+				return contextd.WithPrincipal(ctx, p)
+			}
+			return ctx
+		}),
+	}
+	if o.Stateful {
+		opts = append(opts, mcpserver.WithStateful(true))
+	} else {
+		opts = append(opts, mcpserver.WithStateLess(true))
+	}
+	if o.JSONResponse {
+		opts = append(opts, mcpserver.WithDisableStreaming(true))
+	}
+	mcpHandler := mcpserver.NewStreamableHTTPServer(s.mcp, opts...)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.Handle(MCPPath, requireAuth(auth, s.log, mcpHandler))
+	return mux
+}
+
+// ServeHTTPListener serves the HTTP surface on ln until ctx is cancelled,
+// then shuts down gracefully: it stops accepting, lets in-flight calls
+// finish (up to ShutdownTimeout) and returns nil.
+func (s *Server) ServeHTTPListener(ctx context.Context, ln net.Listener, o HTTPOptions) error {
+	timeout := o.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	hs := &http.Server{
+		Handler:           s.HTTPHandler(o),
+		ReadHeaderTimeout: 10 * time.Second,
+		// In-flight calls keep a context that survives the shutdown
+		// signal; only the shutdown timeout cuts them off.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("http server: %w", serr)
+	}
+	if err != nil {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	return nil
+}
+
+// ListenAndServeHTTP listens on o.Addr() and serves until ctx is cancelled
+// (see ServeHTTPListener).
+func (s *Server) ListenAndServeHTTP(ctx context.Context, o HTTPOptions) error {
+	ln, err := net.Listen("tcp", o.Addr())
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr(), err)
+	}
+	return s.ServeHTTPListener(ctx, ln, o)
+}
