@@ -148,6 +148,7 @@ func (e *Engine) openFullText(ctx context.Context) error {
 		return err
 	}
 	if h, ok := e.st.(commitHooker); ok {
+		ft.follow.runApplier()
 		h.AfterCommit(ft.follow.afterCommit)
 	}
 	return nil
@@ -161,6 +162,7 @@ func (e *Engine) closeFullText() error {
 	if h, ok := e.st.(commitHooker); ok {
 		h.AfterCommit(nil)
 	}
+	e.fts.follow.stop()
 	err := e.fts.ix.Close()
 	e.fts.ix = nil
 	return err

@@ -46,6 +46,14 @@ type follower struct {
 
 	mu sync.Mutex // one catch-up at a time; guards wm
 	wm int64      // the index's watermark
+
+	// The commit hook only wakes the applier: a writer never waits for
+	// the index, and writes that commit while a batch is being applied are
+	// applied together in the next one. Searches still catch up first, so
+	// what a search sees is exact.
+	kick chan struct{}
+	quit chan struct{}
+	done chan struct{}
 }
 
 // docOf converts a stored entry to the index's document.
@@ -197,10 +205,41 @@ func (f *follower) catchUp(ctx context.Context) error {
 	}
 }
 
-// afterCommit is the store's commit hook: apply what was just written. A
-// failure here is not the writer's: the next search catches up again.
-func (f *follower) afterCommit(ctx context.Context) {
-	_ = f.catchUp(context.WithoutCancel(ctx))
+// afterCommit is the store's commit hook: wake the applier. A failure
+// there is not the writer's: the next search catches up again.
+func (f *follower) afterCommit(context.Context) {
+	select {
+	case f.kick <- struct{}{}:
+	default: // already woken; it will see this commit too
+	}
+}
+
+// runApplier applies committed changes in the background until stop.
+func (f *follower) runApplier() {
+	f.kick = make(chan struct{}, 1)
+	f.quit = make(chan struct{})
+	f.done = make(chan struct{})
+	go func() {
+		defer close(f.done)
+		for {
+			select {
+			case <-f.quit:
+				return
+			case <-f.kick:
+				_ = f.catchUp(context.Background())
+			}
+		}
+	}()
+}
+
+// stop ends the applier after the batch it is applying, if any.
+func (f *follower) stop() {
+	if f.quit == nil {
+		return
+	}
+	close(f.quit)
+	<-f.done
+	f.quit = nil
 }
 
 // defaultProgress is where rebuild progress goes when the configuration

@@ -1,0 +1,316 @@
+package vector
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+)
+
+// Snapshot format, all little-endian:
+//
+//	magic "CXVHNSW1", version u32
+//	options: dim u32, metric u8, M u32, efConstruction u32, efSearch u32,
+//	         seed u64, exactBelow u32, switchCost f64, repairFraction f64
+//	state:   nodes u32, entry u32, maxLevel u32, live u32, tombs u32, watermark u64
+//	nodes:   per node key u64, level u8, flags u8 (1 tombstone, 2 free slot)
+//	vectors: nodes × dim f32
+//	layer 0: nodes × (2M+1) u32 (count, neighbours)
+//	upper:   per node with level > 0: level × (M+1) u32
+//	crc32 (Castagnoli) u32 of every byte before it
+const (
+	snapMagic   = "CXVHNSW1"
+	snapVersion = 1
+	flagDead    = 1
+	flagFreed   = 2
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteTo writes a snapshot of the index. Readers may search meanwhile.
+func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	cw := &countWriter{w: w}
+	h := crc32.New(castagnoli)
+	e := &enc{w: io.MultiWriter(cw, h), buf: make([]byte, 0, 1<<16)}
+	e.bytes([]byte(snapMagic))
+	e.u32(snapVersion)
+	o := ix.o
+	e.u32(uint32(ix.dim))
+	e.u8(uint8(o.Metric))
+	e.u32(uint32(o.M))
+	e.u32(uint32(o.EfConstruction))
+	e.u32(uint32(o.EfSearch))
+	e.u64(o.Seed)
+	e.u32(uint32(o.ExactBelow))
+	e.u64(math.Float64bits(o.SwitchCost))
+	e.u64(math.Float64bits(o.RepairFraction))
+	n := len(ix.keys)
+	e.u32(uint32(n))
+	e.u32(ix.entry)
+	e.u32(uint32(ix.maxLevel))
+	e.u32(uint32(ix.live))
+	e.u32(uint32(ix.tombs))
+	e.u64(ix.watermark)
+	for i := 0; i < n; i++ {
+		e.u64(ix.keys[i])
+		e.u8(ix.levels[i])
+		var f uint8
+		if ix.dead.has(uint32(i)) {
+			f |= flagDead
+		}
+		if ix.freed.has(uint32(i)) {
+			f |= flagFreed
+		}
+		e.u8(f)
+	}
+	for _, x := range ix.vecs {
+		e.u32(math.Float32bits(x))
+	}
+	for _, x := range ix.links0 {
+		e.u32(x)
+	}
+	for i := 0; i < n; i++ {
+		for _, x := range ix.upper[i] {
+			e.u32(x)
+		}
+	}
+	e.flush()
+	if e.err == nil {
+		var sum [4]byte
+		binary.LittleEndian.PutUint32(sum[:], h.Sum32())
+		_, e.err = cw.Write(sum[:])
+	}
+	return cw.n, e.err
+}
+
+// Read loads a snapshot written by WriteTo. Any damage (bad magic or
+// version, truncation, a checksum mismatch, an impossible graph) is an
+// error wrapping ErrCorrupt; the caller then rebuilds from SQL.
+func Read(r io.Reader) (*Index, error) {
+	h := crc32.New(castagnoli)
+	br := bufio.NewReaderSize(r, 1<<16)
+	d := &dec{r: io.TeeReader(br, h)}
+	ix, err := d.index()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	want := h.Sum32()
+	var sum [4]byte
+	if _, err := io.ReadFull(br, sum[:]); err != nil {
+		return nil, fmt.Errorf("%w: missing checksum: %w", ErrCorrupt, err)
+	}
+	if got := binary.LittleEndian.Uint32(sum[:]); got != want {
+		return nil, fmt.Errorf("%w: checksum %08x, want %08x", ErrCorrupt, got, want)
+	}
+	return ix, nil
+}
+
+func (d *dec) index() (*Index, error) {
+	if m := d.bytes(len(snapMagic)); d.err == nil && string(m) != snapMagic {
+		return nil, errors.New("bad magic")
+	}
+	if v := d.u32(); d.err == nil && v != snapVersion {
+		return nil, fmt.Errorf("unsupported version %d", v)
+	}
+	dim := int(d.u32())
+	var o Options
+	o.Metric = Metric(d.u8())
+	o.M = int(d.u32())
+	o.EfConstruction = int(d.u32())
+	o.EfSearch = int(d.u32())
+	o.Seed = d.u64()
+	o.ExactBelow = int(d.u32())
+	o.SwitchCost = math.Float64frombits(d.u64())
+	o.RepairFraction = math.Float64frombits(d.u64())
+	if d.err != nil {
+		return nil, d.err
+	}
+	if dim < 1 || dim > 65535 || !o.Metric.valid() || o.M < 2 || o.M > 512 || o.EfConstruction < 1 || o.EfSearch < 1 ||
+		!(o.SwitchCost > 0 && o.SwitchCost <= 1e6) || !(o.RepairFraction > 0 && o.RepairFraction <= 1) {
+		return nil, errors.New("bad options")
+	}
+	ix := &Index{dim: dim, o: o, byKey: map[uint64]uint32{}}
+	n := int(d.u32())
+	ix.entry = d.u32()
+	ix.maxLevel = int(d.u32())
+	live := int(d.u32())
+	tombs := int(d.u32())
+	ix.watermark = d.u64()
+	if d.err != nil {
+		return nil, d.err
+	}
+	if n > 1<<30 || ix.maxLevel > maxLevelCap || live+tombs > n {
+		return nil, errors.New("bad counts")
+	}
+	ix.init()
+	ix.dead.grow(n)
+	ix.freed.grow(n)
+	// Slices grow as data arrives, so a lying header cannot make us
+	// allocate more than the stream holds.
+	for i := 0; i < n && d.err == nil; i++ {
+		key, level, f := d.u64(), d.u8(), d.u8()
+		if d.err != nil {
+			break
+		}
+		if level > maxLevelCap || f > flagDead|flagFreed || f == flagFreed {
+			return nil, fmt.Errorf("bad node %d", i)
+		}
+		ix.keys = append(ix.keys, key)
+		ix.levels = append(ix.levels, level)
+		id := uint32(i)
+		switch {
+		case f&flagFreed != 0:
+			ix.dead.set(id)
+			ix.freed.set(id)
+		case f&flagDead != 0:
+			ix.dead.set(id)
+			ix.tombs++
+		default:
+			if _, dup := ix.byKey[key]; dup {
+				return nil, fmt.Errorf("duplicate key %d", key)
+			}
+			ix.byKey[key] = id
+			ix.live++
+		}
+	}
+	d.u32s(n*dim, func(x uint32) { ix.vecs = append(ix.vecs, math.Float32frombits(x)) })
+	d.u32s(n*(ix.m0+1), func(x uint32) { ix.links0 = append(ix.links0, x) })
+	ix.upper = make([][]uint32, 0, min(n, 1<<16))
+	for i := 0; i < n && d.err == nil; i++ {
+		var u []uint32
+		if lv := int(ix.levels[i]); lv > 0 && !ix.freed.has(uint32(i)) {
+			u = make([]uint32, lv*(o.M+1))
+			for j := range u {
+				u[j] = d.u32()
+			}
+		}
+		ix.upper = append(ix.upper, u)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if ix.live != live || ix.tombs != tombs {
+		return nil, errors.New("live or tombstone count does not match the nodes")
+	}
+	for i := n - 1; i >= 0; i-- {
+		if ix.freed.has(uint32(i)) {
+			ix.free = append(ix.free, uint32(i))
+		}
+	}
+	if err := ix.checkGraph(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// checkGraph verifies what searches rely on: a live entry point at the top
+// level when anything is live, neighbour lists within capacity that name
+// existing, non-free nodes of a high enough level.
+func (ix *Index) checkGraph() error {
+	n := len(ix.keys)
+	if ix.live+ix.tombs == 0 {
+		if ix.entry != noNode {
+			return errors.New("entry point in an empty graph")
+		}
+		return nil
+	}
+	if ix.entry >= uint32(n) || ix.freed.has(ix.entry) || int(ix.levels[ix.entry]) != ix.maxLevel {
+		return errors.New("bad entry point")
+	}
+	for i := 0; i < n; i++ {
+		u := uint32(i)
+		if ix.freed.has(u) {
+			continue
+		}
+		for l := 0; l <= int(ix.levels[u]); l++ {
+			var cnt uint32
+			if l == 0 {
+				cnt = ix.links0[i*(ix.m0+1)]
+			} else {
+				cnt = ix.upper[i][(l-1)*(ix.o.M+1)]
+			}
+			if int(cnt) > ix.capacity(l) {
+				return fmt.Errorf("node %d layer %d has %d neighbours", i, l, cnt)
+			}
+			for _, x := range ix.neighbours(u, l) {
+				if x >= uint32(n) || ix.freed.has(x) || int(ix.levels[x]) < l || x == u {
+					return fmt.Errorf("node %d layer %d links to bad node %d", i, l, x)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// enc buffers writes itself, so the checksum sees large blocks.
+type enc struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (e *enc) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *enc) room(n int) {
+	if len(e.buf)+n > cap(e.buf) {
+		e.flush()
+	}
+}
+func (e *enc) bytes(p []byte) { e.room(len(p)); e.buf = append(e.buf, p...) }
+func (e *enc) u8(x uint8)     { e.room(1); e.buf = append(e.buf, x) }
+func (e *enc) u32(x uint32)   { e.room(4); e.buf = binary.LittleEndian.AppendUint32(e.buf, x) }
+func (e *enc) u64(x uint64)   { e.room(8); e.buf = binary.LittleEndian.AppendUint64(e.buf, x) }
+
+type dec struct {
+	r   io.Reader
+	buf [8]byte
+	err error
+}
+
+func (d *dec) bytes(n int) []byte {
+	if d.err != nil {
+		return d.buf[:n]
+	}
+	_, d.err = io.ReadFull(d.r, d.buf[:n])
+	return d.buf[:n]
+}
+
+// u32s reads n values in blocks, calling f for each.
+func (d *dec) u32s(n int, f func(uint32)) {
+	var block [1 << 14]byte
+	for n > 0 && d.err == nil {
+		k := min(n, len(block)/4)
+		if _, d.err = io.ReadFull(d.r, block[:4*k]); d.err != nil {
+			return
+		}
+		for i := 0; i < k; i++ {
+			f(binary.LittleEndian.Uint32(block[4*i:]))
+		}
+		n -= k
+	}
+}
+
+func (d *dec) u8() uint8   { return d.bytes(1)[0] }
+func (d *dec) u32() uint32 { return binary.LittleEndian.Uint32(d.bytes(4)) }
+func (d *dec) u64() uint64 { return binary.LittleEndian.Uint64(d.bytes(8)) }
