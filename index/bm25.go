@@ -1,8 +1,23 @@
 package index
 
+// The BM25 stage. Bleve's BM25 is not the textbook function (see
+// qbuilder), so its ordering is recomputed over its best candidates with
+// Okapi BM25 as Lucene and Elasticsearch define it:
+//
+//	score(d) = sum over query terms t of
+//	           qtf(t) * idf(t) * tf(t,d) * (k1 + 1) /
+//	           (tf(t,d) + k1 * (1 - b + b * dl(d) / avgdl))
+//	idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+//
+// with raw term frequency, one idf per term, a repeated query term counted
+// per occurrence (qtf), no coordination factor, k1 = 1.2 and b = 0.75.
+// tf, df and the document length dl (1/norm^2, the analyzed term count)
+// come from the postings; N is the document count and avgdl the total text
+// length kept by Apply (tokensKey) over N. On Cranfield this raised
+// nDCG@10 from 0.354 to 0.373 (README, Full-text search).
+
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 
@@ -18,8 +33,11 @@ const (
 )
 
 // rescoreDepth is how many of Bleve's best candidates the BM25 stage
-// rescores (at least the requested size).
-const rescoreDepth = 200
+// rescores (at least the requested size, which the engine sets to its rank
+// depth of 100). A deeper pool (200 or 2,000 candidates) ranked Cranfield
+// identically (nDCG@10 0.3728) and cost query latency, so the stage
+// reorders the candidates the ordering is cut from.
+const rescoreDepth = 100
 
 // textStats are the collection statistics of the text field.
 type textStats struct {
@@ -32,49 +50,6 @@ func (s textStats) avgdl() float64 {
 		return 1
 	}
 	return float64(s.tokens) / float64(s.docs)
-}
-
-// scanTextStats sums the term frequencies of every posting of the text
-// field.
-func scanTextStats(ctx context.Context, r bindex.IndexReader) (textStats, error) {
-	var st textStats
-	n, err := r.DocCount()
-	if err != nil {
-		return st, err
-	}
-	st.docs = n
-	dict, err := r.FieldDict(fieldText)
-	if err != nil {
-		return st, err
-	}
-	defer dict.Close()
-	var tfd bindex.TermFieldDoc
-	for {
-		e, err := dict.Next()
-		if err != nil {
-			return st, err
-		}
-		if e == nil {
-			break
-		}
-		tfr, err := r.TermFieldReader(ctx, []byte(e.Term), fieldText, true, false, false)
-		if err != nil {
-			return st, err
-		}
-		for {
-			d, err := tfr.Next(tfd.Reset())
-			if err != nil {
-				tfr.Close()
-				return st, err
-			}
-			if d == nil {
-				break
-			}
-			st.tokens += d.Freq
-		}
-		tfr.Close()
-	}
-	return st, nil
 }
 
 // rescoreBM25 replaces the scores of hits by textbook BM25 over terms
@@ -103,9 +78,14 @@ func (ix *Index) rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, 
 	}
 	cands := make([]cand, 0, len(hits))
 	for _, h := range hits {
-		iid, err := r.InternalID(h.ID)
-		if err != nil {
-			return err
+		// The search ran on a snapshot of its own: its internal id is
+		// this reader's when it names the same entry (no merge or write
+		// in between, the common case); otherwise look the id up.
+		iid := h.IndexInternalID
+		if ext, err := r.ExternalID(iid); iid == nil || err != nil || ext != h.ID {
+			if iid, err = r.InternalID(h.ID); err != nil {
+				return err
+			}
 		}
 		c := cand{hit: h}
 		if iid != nil {
@@ -115,13 +95,16 @@ func (ix *Index) rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, 
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].iid.Compare(cands[j].iid) < 0 })
 	avgdl := st.avgdl()
-	seen := map[string]bool{}
-	var tfd bindex.TermFieldDoc
+	qtf := map[string]int{}
+	var order []string
 	for _, t := range terms {
-		if seen[t] {
-			continue
+		if qtf[t] == 0 {
+			order = append(order, t)
 		}
-		seen[t] = true
+		qtf[t]++
+	}
+	var tfd bindex.TermFieldDoc
+	for _, t := range order {
 		tfr, err := r.TermFieldReader(ctx, []byte(t), fieldText, true, true, false)
 		if err != nil {
 			return err
@@ -132,25 +115,34 @@ func (ix *Index) rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, 
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		idf *= float64(qtf[t])
+		var cur bindex.IndexInternalID // the reader's position
+		var freq uint64
+		var norm float64
 		for i := range cands {
-			if cands[i].iid == nil {
+			iid := cands[i].iid
+			if iid == nil {
 				continue
 			}
-			d, err := tfr.Advance(cands[i].iid, tfd.Reset())
-			if err != nil {
-				tfr.Close()
-				return err
+			if cur == nil || cur.Compare(iid) < 0 {
+				d, err := tfr.Advance(iid, tfd.Reset())
+				if err != nil {
+					tfr.Close()
+					return err
+				}
+				if d == nil {
+					break
+				}
+				cur = append(cur[:0], d.ID...)
+				freq, norm = d.Freq, d.Norm
 			}
-			if d == nil {
-				break
-			}
-			if !d.ID.Equals(cands[i].iid) {
+			if !cur.Equals(iid) {
 				continue
 			}
-			tf := float64(d.Freq)
+			tf := float64(freq)
 			dl := 1.0
-			if d.Norm > 0 {
-				dl = math.Round(1 / (d.Norm * d.Norm))
+			if norm > 0 {
+				dl = math.Round(1 / (norm * norm))
 			}
 			cands[i].score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
 		}
@@ -168,4 +160,15 @@ func (ix *Index) rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, 
 	return nil
 }
 
-var _ = fmt.Sprintf
+// textStats returns the text field's collection statistics.
+func (ix *Index) textStats() (textStats, error) {
+	n, err := ix.DocCount()
+	if err != nil {
+		return textStats{}, err
+	}
+	t, err := ix.tokens()
+	if err != nil {
+		return textStats{}, err
+	}
+	return textStats{docs: n, tokens: t}, nil
+}

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // Field names of an index document.
@@ -24,6 +27,7 @@ const (
 	fieldCType   = "ctype"   // text | multimodal
 	fieldTags    = "tags"    // one term per tag
 	fieldCreated = "created" // created_at, unix microseconds
+	fieldLen     = "tlen"    // stored only: the text's length in index terms
 )
 
 // tokenPublic is the acl term of a public entry.
@@ -33,6 +37,11 @@ const tokenPublic = "public"
 // written in the same batch as the documents, so the index on disk always
 // agrees with its watermark, also after a crash.
 var watermarkKey = []byte("contextd.watermark")
+
+// tokensKey is the internal key holding the total length, in index terms,
+// of every indexed text (the BM25 average document length is this over
+// the document count). It is written in the same batch as the documents.
+var tokensKey = []byte("contextd.tokens")
 
 // Options configures an Index. The zero value is an English in-memory
 // index.
@@ -114,6 +123,12 @@ func newMapping(language string) (*mapping.IndexMappingImpl, error) {
 	num.IncludeInAll = false
 	num.DocValues = false
 	doc.AddFieldMappingsAt(fieldCreated, num)
+	tlen := bleve.NewNumericFieldMapping()
+	tlen.Index = false
+	tlen.Store = true
+	tlen.IncludeInAll = false
+	tlen.DocValues = false
+	doc.AddFieldMappingsAt(fieldLen, tlen)
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = analyzerName
 	return m, nil
@@ -203,6 +218,66 @@ func (ix *Index) watermark() (int64, error) {
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
+// textLengths analyzes the texts of docs, on every CPU, and returns their
+// lengths in index terms (Bleve's field length).
+func (ix *Index) textLengths(docs []Doc) []int {
+	out := make([]int, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(docs) {
+					return
+				}
+				out[i] = len(ix.analyzer.Analyze([]byte(docs[i].Text)))
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// tokens is the total length of the indexed texts (tokensKey).
+func (ix *Index) tokens() (uint64, error) {
+	v, err := ix.bi.GetInternal(tokensKey)
+	if err != nil {
+		return 0, fmt.Errorf("index: read text length: %w", err)
+	}
+	if len(v) != 8 {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+// docLen is the stored text length of the indexed entry id, 0 when it is
+// not indexed.
+func (ix *Index) docLen(id string) (uint64, error) {
+	d, err := ix.bi.Document(id)
+	if err != nil {
+		return 0, fmt.Errorf("index: read document %s: %w", id, err)
+	}
+	if d == nil {
+		return 0, nil
+	}
+	var n uint64
+	d.VisitFields(func(f bindex.Field) {
+		if f.Name() != fieldLen {
+			return
+		}
+		if nf, ok := f.(bindex.NumericField); ok {
+			if v, err := nf.Number(); err == nil && v > 0 {
+				n = uint64(v)
+			}
+		}
+	})
+	return n, nil
+}
+
 // DocCount is the number of indexed entries.
 func (ix *Index) DocCount() (uint64, error) {
 	n, err := ix.bi.DocCount()
@@ -212,7 +287,7 @@ func (ix *Index) DocCount() (uint64, error) {
 	return n, nil
 }
 
-func docFields(d *Doc) map[string]any {
+func docFields(d *Doc, length int) map[string]any {
 	acl := make([]string, 0, 2+len(d.Readers))
 	acl = append(acl, "o:"+d.Owner)
 	if d.Public {
@@ -231,6 +306,7 @@ func docFields(d *Doc) map[string]any {
 		fieldCType:   d.ContentType,
 		fieldTags:    tags,
 		fieldCreated: float64(d.CreatedAt.UnixMicro()),
+		fieldLen:     float64(length),
 	}
 }
 
@@ -247,15 +323,39 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err != nil {
 		return err
 	}
+	tokens, err := ix.tokens()
+	if err != nil {
+		return err
+	}
+	// The batch's final length per id (-1: deleted): upserts win over
+	// deletes of the same id, later upserts over earlier ones.
+	final := make(map[string]int, len(deletes)+len(upserts))
 	b := ix.bi.NewBatch()
 	for _, id := range deletes {
 		b.Delete(id)
+		final[id] = -1
 	}
+	lens := ix.textLengths(upserts)
 	for i := range upserts {
-		if err := b.Index(upserts[i].ID, docFields(&upserts[i])); err != nil {
+		n := lens[i]
+		final[upserts[i].ID] = n
+		if err := b.Index(upserts[i].ID, docFields(&upserts[i], n)); err != nil {
 			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
 		}
 	}
+	for id, n := range final {
+		old, err := ix.docLen(id)
+		if err != nil {
+			return err
+		}
+		tokens -= min(old, tokens)
+		if n > 0 {
+			tokens += uint64(n)
+		}
+	}
+	var tv [8]byte
+	binary.BigEndian.PutUint64(tv[:], tokens)
+	b.SetInternal(tokensKey, tv[:])
 	if seq > cur {
 		var v [8]byte
 		binary.BigEndian.PutUint64(v[:], uint64(seq))

@@ -59,7 +59,9 @@ type Result struct {
 	Plan     string
 }
 
-// Search ranks the allowed entries matching q by BM25.
+// Search ranks the allowed entries matching q by BM25: Bleve selects the
+// best q.Size candidates inside the allowed set, and for match, phrase and
+// boolean queries the BM25 stage rescores and reorders them.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	var res Result
 	res.Hits = []Hit{}
@@ -76,12 +78,29 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(tq)
 	bq.AddFilter(allowed(q))
-	req := bleve.NewSearchRequestOptions(bq, q.Size, 0, false)
+	depth := q.Size
+	rescore := !b.prefix && len(b.terms) > 0
+	if rescore {
+		depth = max(depth, rescoreDepth)
+	}
+	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
 	req.SortBy([]string{"-_score", "-_id"})
 	req.IncludeLocations = q.Highlight
 	sr, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
 		return res, fmt.Errorf("index: search: %w", err)
+	}
+	if rescore {
+		st, err := ix.textStats()
+		if err != nil {
+			return res, fmt.Errorf("index: search: %w", err)
+		}
+		if err := ix.rescoreBM25(ctx, sr.Hits, b.terms, st); err != nil {
+			return res, fmt.Errorf("index: rescore: %w", err)
+		}
+		if len(sr.Hits) > q.Size {
+			sr.Hits = sr.Hits[:q.Size]
+		}
 	}
 	for _, h := range sr.Hits {
 		hit := Hit{ID: h.ID, Score: h.Score}
@@ -156,15 +175,21 @@ func allowed(q Query) query.Query {
 	return bleve.NewConjunctionQuery(parts...)
 }
 
-// qbuilder builds the Bleve query of one search.
+// qbuilder builds the Bleve query of one search and collects its positive
+// index terms for the BM25 stage (see bm25.go).
 //
-// Bleve's BM25 scores sqrt(tf), applies a coordination factor to
-// disjunctions and multiplies each term score by a query weight of
-// boost x idf (so idf counts twice). Boosting terms by 1/idf to restore a
-// single idf was measured on Cranfield and lowered nDCG@10 (0.354 ->
-// 0.341), so the query keeps Bleve's weighting.
+// Bleve's BM25 scores sqrt(tf), multiplies each term score by a query
+// weight of boost x idf (so idf counts twice), applies a coordination
+// factor to disjunctions and takes the average field length as the
+// term-dictionary size over the document count. Bleve's score therefore
+// only selects the candidates; match, phrase and boolean queries are then
+// ranked by textbook BM25 (rescoreBM25). Prefix queries, whose terms are
+// the dictionary's expansions, keep Bleve's score.
 type qbuilder struct {
-	ix *Index
+	ix      *Index
+	terms   []string // the positive index terms, for the BM25 stage
+	negated int      // depth inside the excluded side of a NOT
+	prefix  bool     // the query holds a prefix term: no BM25 stage
 }
 
 func (ix *Index) newBuilder(context.Context) (*qbuilder, error) {
@@ -229,6 +254,9 @@ func conjoin(parts []query.Query) query.Query {
 // nil when s holds no index terms (only stop words or punctuation).
 func (b *qbuilder) phrase(s string) query.Query {
 	terms := b.ix.analyze(s)
+	if b.negated == 0 {
+		b.terms = append(b.terms, terms...)
+	}
 	switch len(terms) {
 	case 0:
 		return nil
@@ -247,6 +275,7 @@ func (b *qbuilder) phrase(s string) query.Query {
 // so both the folded word and its stem serve as prefixes: "auth" finds
 // "authentication" and so does "authentication" (stem "authent").
 func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
+	b.prefix = true
 	words := strings.Fields(s)
 	if len(words) == 0 {
 		return nil
@@ -321,7 +350,9 @@ func (b *qbuilder) boolQuery(n *BoolNode) query.Query {
 		if keep == nil {
 			return nil
 		}
+		b.negated++
 		drop := b.boolQuery(n.Kids[1])
+		b.negated--
 		if drop == nil {
 			return keep
 		}

@@ -21,7 +21,7 @@ import (
 
 // snapshotFormat is the format header of the snapshot. A snapshot of
 // another format (a different mapping or document shape) is rebuilt.
-const snapshotFormat = "contextd-fts/1"
+const snapshotFormat = "contextd-fts/2"
 
 // errLocked: another process holds the snapshot open.
 var errLocked = errors.New("index snapshot is locked by another process")
