@@ -140,12 +140,16 @@ func BenchmarkStoreBatch(b *testing.B) {
 				}
 				e.call(b, "store_context_batch", map[string]any{"entries": entries})
 			}
-			// Count the index work too: entries/s is stored and searchable.
+			// entries/s counts acknowledged (durable) stores; the in-process
+			// full-text index applies them in the background meanwhile, and
+			// searchable/s also waits until the index has caught up.
+			acked := time.Since(start)
 			if _, err := e.eng.FTSSearch(contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"}),
 				contextd.FTSSearchRequest{Query: "index"}); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(b.N*100)/time.Since(start).Seconds(), "entries/s")
+			b.ReportMetric(float64(b.N*100)/acked.Seconds(), "entries/s")
+			b.ReportMetric(float64(b.N*100)/time.Since(start).Seconds(), "searchable/s")
 		})
 	}
 }
