@@ -231,6 +231,10 @@ func TestConformanceUnexpectedFailures(t *testing.T) {
 			{"store_context_batch", M{"entries": entriesN(1)}, "Batch store failed"},
 			{"update_context_batch", M{"updates": updatesN(id, 1)}, "Batch update failed"},
 			{"delete_context_batch", M{"thread_ids": []string{"fail"}}, "Batch delete failed"},
+			{"fts_search_context", M{"query": "x"}, "FTS search failed"},
+			{"grep_context", M{"pattern": "x"}, "Failed to grep context"},
+			{"navigate_context", M{"context_id": id}, "Failed to navigate context"},
+			{"read_context_range", M{"context_id": id, "start_char": 0}, "Failed to read context range"},
 		} {
 			wantPrefix(t, c.tool, env.call(t, "alice", c.tool, c.args).err(t), c.prefix)
 		}

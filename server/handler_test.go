@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +281,39 @@ func TestServeStdio(t *testing.T) {
 	}
 	if got, want := resultText(t, &call.Result), "The anonymous principal is read-only: delete_context is not permitted"; !call.Result.IsError || got != want {
 		t.Fatalf("got %q, want %q (the stdio principal is the default principal)", got, want)
+	}
+}
+
+// TestServeStdioAnswersEverythingBeforeEOF closes stdin right after many
+// requests: every one must still be answered before ServeStdio returns.
+func TestServeStdioAnswersEverythingBeforeEOF(t *testing.T) {
+	s := newTestServer(t, Options{DefaultPrincipal: "alice"})
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	const calls = 30
+	for i := 0; i < calls; i++ {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"store_context","arguments":{"thread_id":"t","source":"user","text":"entry %d"}}}`, 100+i, i))
+	}
+	var out syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.ServeStdio(ctx, strings.NewReader(strings.Join(lines, "\n")), &out); err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	answered := map[int]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out.b.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var m struct {
+			ID int `json:"id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID >= 100 {
+			answered[m.ID] = true
+		}
+	}
+	if len(answered) != calls {
+		t.Fatalf("answered %d of %d tool calls before returning", len(answered), calls)
 	}
 }

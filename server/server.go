@@ -156,7 +156,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	st.SetContextFunc(func(ctx context.Context) context.Context {
 		return contextd.WithPrincipal(ctx, principal)
 	})
-	err := st.Listen(ctx, in, out)
+	d := newDrainIO(ctx)
+	err := st.Listen(ctx, d.reader(in), d.writer(out))
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}

@@ -30,7 +30,7 @@ func init() {
 		name:    "fts_search_context",
 		title:   "Full-Text Search Context",
 		kind:    readOnly,
-		failure: "Failed to perform FTS search",
+		failure: "FTS search failed", // R-004
 		desc: `Full-text search with linguistic processing (stemming and stop words of FTS_LANGUAGE, default english), BM25 relevance ranking and optional highlighted text. Use it for exact words, names, identifiers and phrases; prefer hybrid_search_context for discovery by meaning.
 
 Modes: match (default; all words, stemmed), prefix (autocomplete-style), phrase (exact word order), boolean (AND/OR/NOT, parentheses, quoted phrases). With SEARCH_BACKEND=in-process (default) the index is Bleve with snowball stemmers; with SEARCH_BACKEND=native it is SQLite FTS5 with the porter stemmer.

@@ -19,57 +19,26 @@ func (a cand) less(b cand) bool {
 // minHeap pops the nearest candidate first (the frontier of a search).
 type minHeap []cand
 
-func (h *minHeap) push(c cand) {
-	*h = append(*h, c)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *minHeap) pop() cand {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && s[r].less(s[l]) {
-			m = r
-		}
-		if !s[m].less(s[i]) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
+func (h *minHeap) push(c cand) { *h = append(*h, c); siftUp(*h, false) }
+func (h *minHeap) pop() cand   { return popHeap((*[]cand)(h), false) }
 
 // maxHeap keeps the best results with the worst on top, so the worst can
 // be compared against and evicted in O(log n).
 type maxHeap []cand
 
-func (h *maxHeap) push(c cand) {
-	*h = append(*h, c)
-	s := *h
+func (h *maxHeap) push(c cand) { *h = append(*h, c); siftUp(*h, true) }
+func (h *maxHeap) pop() cand   { return popHeap((*[]cand)(h), true) }
+
+// The two heaps share one implementation: an element goes before another
+// when a.less(b) != far, i.e. nearer first, or farther first when far is
+// set. Ids make candidates distinct, so the flipped order is strict too.
+// A bool rather than a func keeps the comparison inlined in the search loop.
+
+func siftUp(s []cand, far bool) {
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !s[p].less(s[i]) {
+		if s[i].less(s[p]) == far {
 			break
 		}
 		s[i], s[p] = s[p], s[i]
@@ -77,7 +46,7 @@ func (h *maxHeap) push(c cand) {
 	}
 }
 
-func (h *maxHeap) pop() cand {
+func popHeap(h *[]cand, far bool) cand {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
@@ -90,10 +59,10 @@ func (h *maxHeap) pop() cand {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && s[l].less(s[r]) {
+		if r := l + 1; r < n && s[r].less(s[l]) != far {
 			m = r
 		}
-		if !s[i].less(s[m]) {
+		if s[m].less(s[i]) == far {
 			break
 		}
 		s[i], s[m] = s[m], s[i]
