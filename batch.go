@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/contextd/contextd/persist"
 )
@@ -57,39 +59,54 @@ func (e *Engine) StoreBatch(ctx context.Context, req StoreBatchRequest) (*BatchR
 		resp.Message = "All entries failed validation"
 		return resp, nil
 	}
+	// Generation runs for every entry at once; the model seams bound the
+	// concurrent calls.
+	genErrs := make([]error, total)
+	var wg sync.WaitGroup
 	for i, ps := range prepared {
 		if ps == nil {
 			continue
 		}
-		if err := e.generateStore(ctx, p, acc, ps, false); err != nil {
-			if atomic {
-				return nil, err
-			}
-			resp.Results[i].Error, prepared[i] = errText(err), nil
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			genErrs[i] = e.generateStore(ctx, p, acc, ps, false)
+		}()
 	}
+	wg.Wait()
+	for i, err := range genErrs {
+		if err == nil {
+			continue
+		}
+		if atomic {
+			return nil, err
+		}
+		resp.Results[i].Error, prepared[i] = errText(err), nil
+	}
+	outs := make([]storeOutcome, total)
 	record := func(i int, out storeOutcome) {
 		resp.Results[i].Success = true
 		resp.Results[i].ContextID = strPtr(out.id)
 		resp.Succeeded++
+		outs[i] = out
 	}
 	if atomic {
-		outs := make([]storeOutcome, total)
+		txOuts := make([]storeOutcome, total)
 		err := e.st.Write(ctx, func(tx persist.Tx) error {
 			for i, ps := range prepared {
 				out, err := e.storeTx(ctx, tx, p, acc, ps)
 				if err != nil {
 					return fmt.Errorf("entry %d: %w", i, err)
 				}
-				outs[i] = out
+				txOuts[i] = out
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, passEngineErr("store batch", err)
 		}
-		for i := range outs {
-			record(i, outs[i])
+		for i := range txOuts {
+			record(i, txOuts[i])
 		}
 	} else {
 		for i, ps := range prepared {
@@ -111,8 +128,49 @@ func (e *Engine) StoreBatch(ctx context.Context, req StoreBatchRequest) (*BatchR
 	}
 	resp.Failed = total - resp.Succeeded
 	resp.Success = resp.Failed == 0
-	resp.Message = fmt.Sprintf("Stored %d/%d entries successfully", resp.Succeeded, total)
+	resp.Message = fmt.Sprintf("Stored %d/%d entries successfully", resp.Succeeded, total) + batchStoreParts(prepared, outs, resp.Results)
 	return resp, nil
+}
+
+// batchStoreParts is the parenthesized part of a batch store message
+// over the entries that were stored.
+func batchStoreParts(prepared []*preparedStore, outs []storeOutcome, results []BatchItemResult) string {
+	var embedded, dups, summarized, preserved int
+	for i, ps := range prepared {
+		if ps == nil || ps.gen == nil || !results[i].Success {
+			continue
+		}
+		if ps.gen.embHit == embeddingGenerated {
+			embedded++
+			if !outs[i].embStored {
+				dups++
+			}
+		}
+		switch {
+		case ps.gen.outcome == summaryGenerated:
+			summarized++
+		case ps.gen.outcome == summaryReused && outs[i].merged:
+			preserved++
+		}
+	}
+	var parts []string
+	if embedded > 0 {
+		p := "embeddings generated"
+		if dups > 0 {
+			p += fmt.Sprintf(" (%d not stored - duplicates)", dups)
+		}
+		parts = append(parts, p)
+	}
+	if summarized > 0 {
+		parts = append(parts, "summaries generated")
+	}
+	if preserved > 0 {
+		parts = append(parts, "summaries preserved")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // prepareBatchUpdate decodes, resolves and validates one batch item.
@@ -242,9 +300,36 @@ func (e *Engine) UpdateBatch(ctx context.Context, req UpdateBatchRequest) (*Batc
 	case resp.Succeeded == 0:
 		resp.Message = "All updates failed validation or entry not found"
 	default:
-		resp.Message = fmt.Sprintf("Updated %d/%d entries successfully", resp.Succeeded, total)
+		resp.Message = fmt.Sprintf("Updated %d/%d entries successfully", resp.Succeeded, total) + batchUpdateParts(prepared, resp.Results)
 	}
 	return resp, nil
+}
+
+// batchUpdateParts is the parenthesized part of a batch update message
+// over the updates that were applied.
+func batchUpdateParts(prepared []*preparedUpdate, results []BatchItemResult) string {
+	var embedded, summarized, cleared bool
+	for i, pu := range prepared {
+		if pu == nil || pu.gen == nil || !results[i].Success {
+			continue
+		}
+		embedded = embedded || pu.gen.embHit == embeddingGenerated
+		summarized = summarized || pu.gen.outcome == summaryGenerated
+		cleared = cleared || pu.gen.outcome == summaryEmpty
+	}
+	var parts []string
+	for _, p := range []struct {
+		on   bool
+		text string
+	}{{embedded, "embeddings regenerated"}, {summarized, "summaries regenerated"}, {cleared, "summaries cleared"}} {
+		if p.on {
+			parts = append(parts, p.text)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // atIndex adds the atomic batch's position to an access error.

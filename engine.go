@@ -20,10 +20,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
+	"github.com/contextd/contextd/rerank"
 )
 
 // IndexedField is one entry of METADATA_INDEXED_FIELDS: a top-level metadata
@@ -78,6 +80,12 @@ type Config struct {
 	// FTS configures full-text search (ENABLE_FTS, SEARCH_BACKEND,
 	// FTS_LANGUAGE).
 	FTS FTSConfig
+	// Embedding configures embeddings, chunking and semantic search.
+	Embedding EmbeddingConfig
+	// Hybrid configures hybrid_search_context.
+	Hybrid HybridConfig
+	// Rerank configures reranking of the ranked searches.
+	Rerank RerankConfig
 
 	// Now and NewID are seams for tests; nil means the wall clock and
 	// monotonic UUIDv7 ids.
@@ -95,6 +103,8 @@ type Engine struct {
 	indexed map[string]string
 	gen     *generator
 	fts     *fullText
+	vec     *semantic
+	hooks   []func(ctx context.Context) // after-commit hooks of the indexes
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -160,12 +170,54 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, err
 	}
+	if err := e.openSemantic(ctx); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	e.wireReranker()
 	return e, nil
+}
+
+// wireReranker gives the built-in lexical reranker the collection
+// statistics of the in-process full-text index, so it weighs query terms
+// by their rarity in the whole collection rather than among 100 passages.
+func (e *Engine) wireReranker() {
+	l, ok := e.cfg.Rerank.Reranker.(rerank.Lexical)
+	if !ok || l.Stats != nil || e.fts == nil {
+		return
+	}
+	switch {
+	case e.fts.ix != nil:
+		e.cfg.Rerank.Reranker = rerank.Lexical{Stats: e.fts.ix}
+	case e.fts.native != nil:
+		if st, ok := e.st.(rerank.DocFreqs); ok {
+			e.cfg.Rerank.Reranker = rerank.Lexical{Stats: st}
+		}
+	}
+}
+
+// addCommitHook runs fn after every committed write, beside the hooks
+// added before it (the store holds one hook; the engine fans it out).
+func (e *Engine) addCommitHook(fn func(ctx context.Context)) {
+	h, ok := e.st.(commitHooker)
+	if !ok {
+		return
+	}
+	e.hooks = append(e.hooks, fn)
+	hooks := slices.Clone(e.hooks)
+	h.AfterCommit(func(ctx context.Context) {
+		for _, f := range hooks {
+			f(ctx)
+		}
+	})
 }
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {
-	err := e.closeFullText()
+	if h, ok := e.st.(commitHooker); ok {
+		h.AfterCommit(nil)
+	}
+	err := errors.Join(e.closeSemantic(), e.closeFullText())
 	if e.ownsSt {
 		return errors.Join(err, e.st.Close())
 	}

@@ -147,9 +147,9 @@ func (e *Engine) openFullText(ctx context.Context) error {
 		ft.ix = nil
 		return err
 	}
-	if h, ok := e.st.(commitHooker); ok {
+	if _, ok := e.st.(commitHooker); ok {
 		ft.follow.runApplier()
-		h.AfterCommit(ft.follow.afterCommit)
+		e.addCommitHook(ft.follow.afterCommit)
 	}
 	return nil
 }
@@ -199,8 +199,9 @@ type FTSSearchRequest struct {
 // FTSScores are the scores of one full-text result: fts_score is BM25
 // (higher is better); fts_rank is always null for a standalone search.
 type FTSScores struct {
-	FTSScore float64 `json:"fts_score"`
-	FTSRank  *int    `json:"fts_rank"`
+	FTSScore    float64  `json:"fts_score"`
+	FTSRank     *int     `json:"fts_rank"`
+	RerankScore *float64 `json:"rerank_score,omitempty"`
 }
 
 // FTSResult is one fts_search_context result.
@@ -275,13 +276,8 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		return nil, err
 	}
 	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
-	if strings.IndexByte(req.Query, 0) >= 0 || !utf8.ValidString(req.Query) {
-		resp.Error = "FTS query validation failed"
-		if strings.IndexByte(req.Query, 0) >= 0 {
-			resp.ValidationErrors = []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}
-		} else {
-			resp.ValidationErrors = []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}
-		}
+	if p := ftsQueryProblem(req.Query); p != nil {
+		resp.Error, resp.ValidationErrors = p.error, p.errors
 		return resp, nil
 	}
 	f, problem, err := e.buildFilter(req.SearchFilter)
@@ -311,9 +307,21 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if e.fts.unavailable != "" {
 		return nil, newErr(ErrUnavailable, "%s", e.fts.unavailable)
 	}
-	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, req.Highlight, req.ExplainQuery)
+	reranking := e.cfg.Rerank.Reranker != nil
+	// The in-process index computes reranker passages from the hits' text;
+	// the native one needs FTS5's highlight for them.
+	highlight := req.Highlight || reranking && e.fts.native != nil
+	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rankDepth, highlight, req.ExplainQuery)
 	if err != nil {
 		return nil, err
+	}
+	var scores map[string]float64
+	if reranking {
+		// The whole window of 100 is reranked before the page is cut
+		// (C.4, C.9): passages are windows around the matches.
+		if hits, scores, err = e.rerankFTS(ctx, acc, req.Query, hits); err != nil {
+			return nil, err
+		}
 	}
 	end := min(req.Offset+limit, len(hits))
 	if req.Offset < end {
@@ -339,6 +347,9 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 			continue
 		}
 		r := FTSResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: FTSScores{FTSScore: h.Score}}
+		if s, ok := scores[h.ID]; ok {
+			r.Scores.RerankScore = &s
+		}
 		if req.Highlight {
 			hl := h.Highlighted
 			if h.Spans != nil || hl == "" {
@@ -353,20 +364,37 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	return resp, nil
 }
 
+// ftsQueryProblem reports a query full-text search cannot parse: an
+// embedded NUL or invalid UTF-8 (a lone surrogate), R-091.
+func ftsQueryProblem(q string) *filterProblem {
+	const failed = "FTS query validation failed"
+	switch {
+	case strings.IndexByte(q, 0) >= 0:
+		return &filterProblem{error: failed, errors: []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}}
+	case !utf8.ValidString(q):
+		return &filterProblem{error: failed, errors: []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}}
+	}
+	return nil
+}
+
 // ftsHit is one ranked candidate of either backend.
 type ftsHit struct {
 	ID          string
 	Score       float64
 	Spans       [][2]int // in-process highlight ranges
 	Highlighted string   // native highlight
+	// Terms are the in-process query's index terms: spans of a hit
+	// searched without highlight are computed from its text when needed.
+	Terms []string
 }
 
-// ftsRank computes the one ordering of at most rankDepth candidates.
-func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter, q, mode string, highlight, explain bool) ([]ftsHit, string, error) {
+// ftsRank computes the one ordering of at most depth candidates (rankDepth
+// for fts_search_context, more for a hybrid leg).
+func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter, q, mode string, depth int, highlight, explain bool) ([]ftsHit, string, error) {
 	ft := e.fts
 	if ft.native != nil {
 		res, err := ft.native.FullTextSearch(ctx, acc, persist.FullTextQuery{
-			Filter: f.Filter, Query: q, Mode: mode, Language: ft.lang, Limit: rankDepth, Highlight: highlight, Explain: explain,
+			Filter: f.Filter, Query: q, Mode: mode, Language: ft.lang, Limit: depth, Highlight: highlight, Explain: explain,
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("fts search: %w", err)
@@ -383,7 +411,7 @@ func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter
 	iq := index.Query{
 		Text: q, Mode: mode, Access: index.Access{Principal: acc.Principal, Groups: acc.Groups},
 		ThreadID: f.ThreadID, Source: f.Source, Content: f.ContentType, Tags: f.Tags,
-		Start: f.Start, End: f.End, IDs: f.IDs, Size: rankDepth, Highlight: highlight, Explain: explain,
+		Start: f.Start, End: f.End, IDs: f.IDs, Size: depth, Highlight: highlight, Explain: explain,
 	}
 	if len(f.Meta) > 0 {
 		// Metadata conditions are SQL's: their readable matches become
@@ -400,7 +428,7 @@ func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter
 	}
 	out := make([]ftsHit, len(res.Hits))
 	for i, h := range res.Hits {
-		out[i] = ftsHit{ID: h.ID, Score: h.Score, Spans: h.Spans}
+		out[i] = ftsHit{ID: h.ID, Score: h.Score, Spans: h.Spans, Terms: res.Terms}
 		if highlight && out[i].Spans == nil {
 			out[i].Spans = [][2]int{}
 		}

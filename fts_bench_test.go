@@ -1,23 +1,21 @@
 package contextd
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
+	"github.com/contextd/contextd/rerank"
 )
 
 // Full-text benchmarks on a real corpus: the paragraphs of the doc
@@ -29,57 +27,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkFTS -benchtime 1x .
 
-var (
-	corpusOnce sync.Once
-	corpus     []string
-	corpusErr  error
-)
-
-func goDocParagraphs(max int) ([]string, error) {
-	corpusOnce.Do(func() {
-		root := filepath.Join(runtime.GOROOT(), "src")
-		corpusErr = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || len(corpus) >= 100_000 {
-				return err
-			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
-				return nil
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return nil
-			}
-			defer f.Close()
-			var cur []string
-			flush := func() {
-				if len(strings.Fields(strings.Join(cur, " "))) >= 6 && len(corpus) < 100_000 {
-					corpus = append(corpus, strings.Join(cur, " "))
-				}
-				cur = cur[:0]
-			}
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				s := strings.TrimSpace(sc.Text())
-				if t, ok := strings.CutPrefix(s, "//"); ok && !strings.HasPrefix(t, "go:") {
-					if t = strings.TrimSpace(t); t != "" {
-						cur = append(cur, t)
-						continue
-					}
-				}
-				flush()
-			}
-			flush()
-			return nil
-		})
-	})
-	if corpusErr != nil {
-		return nil, corpusErr
-	}
-	if len(corpus) < max {
-		return nil, fmt.Errorf("the Go source tree holds %d doc paragraphs, fewer than %d", len(corpus), max)
-	}
-	return corpus[:max], nil
-}
+func goDocParagraphs(max int) ([]string, error) { return testcorpus.Paragraphs(max) }
 
 // benchSet is a loaded database with one engine per backend.
 type benchSet struct {
@@ -195,21 +143,32 @@ func BenchmarkFTS(b *testing.B) {
 				qs := benchQueries(docs, mode)
 				b.Run("mode="+mode, func(b *testing.B) {
 					b.ReportAllocs()
-					var in, nat []time.Duration
+					// The built-in reranker (the server's default) is
+					// measured as a third side: the same in-process engine
+					// with the reranker switched on for the call.
+					reranker := rerank.Lexical{Stats: s.inproc.fts.ix}
+					var in, nat, rr []time.Duration
 					for i := 0; i < b.N; i++ {
 						for _, q := range qs {
 							for _, side := range []struct {
-								eng *Engine
-								out *[]time.Duration
-							}{{s.inproc, &in}, {s.native, &nat}} {
+								eng    *Engine
+								rerank bool
+								out    *[]time.Duration
+							}{{s.inproc, false, &in}, {s.native, false, &nat}, {s.inproc, true, &rr}} {
+								if side.rerank {
+									side.eng.cfg.Rerank.Reranker = reranker
+								}
 								began := time.Now()
-								if _, err := side.eng.FTSSearch(ctx, FTSSearchRequest{Query: q, Mode: mode, Limit: 10}); err != nil {
+								_, err := side.eng.FTSSearch(ctx, FTSSearchRequest{Query: q, Mode: mode, Limit: 10})
+								*side.out = append(*side.out, time.Since(began))
+								side.eng.cfg.Rerank.Reranker = nil
+								if err != nil {
 									b.Fatal(err)
 								}
-								*side.out = append(*side.out, time.Since(began))
 							}
 						}
 					}
+					b.ReportMetric(percentile(rr, 0.5), "inproc+rerank-median-ms")
 					b.ReportMetric(percentile(in, 0.5), "inproc-median-ms")
 					b.ReportMetric(percentile(in, 0.99), "inproc-p99-ms")
 					b.ReportMetric(percentile(nat, 0.5), "native-median-ms")

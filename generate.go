@@ -38,6 +38,10 @@ type generation struct {
 	// nodes replace the entry's node summaries when replaceNodes is set.
 	nodes        []persist.NodeSummary
 	replaceNodes bool
+	// emb holds the chunk vectors of the text; nil when no embedder ran
+	// (none configured, or the deduplication candidate's are reused).
+	emb    *persist.Embeddings
+	embHit embeddingOutcome
 }
 
 // genJob asks for the artifacts of one text.
@@ -46,6 +50,9 @@ type genJob struct {
 	// reuseSummary skips the summary leg: a deduplication merge will keep
 	// the candidate's summary (C.6).
 	reuseSummary bool
+	// reuseEmbedding skips the embedding leg: a deduplication merge will
+	// keep the candidate's vectors of the same text (C.6).
+	reuseEmbedding bool
 	// update marks a text change of an existing entry: a total node-summary
 	// failure then clears the stale rows instead of leaving them.
 	update bool
@@ -132,17 +139,41 @@ func repairText(s string) string {
 // generate produces the artifacts of one entry.
 func (e *Engine) generate(ctx context.Context, job genJob) (*generation, error) {
 	g := &generation{}
-	if e.cfg.Summary.Summarizer == nil {
-		g.replaceNodes = job.update // the text changed: stale node rows go
-		return g, nil
-	}
 	var (
 		mu   sync.Mutex
 		legs []legError
 		wg   sync.WaitGroup
 	)
-	// The summary leg. Further mandatory legs start here too, each in its
-	// own goroutine, appending to legs on failure.
+	fail := func(leg string, err error) {
+		mu.Lock()
+		legs = append(legs, legError{leg, err})
+		mu.Unlock()
+	}
+	switch {
+	case e.embedder() == nil:
+	case job.reuseEmbedding:
+		g.embHit = embeddingReused
+	default:
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			emb, err := e.embedText(ctx, job.text)
+			if err != nil {
+				fail("embedding", err)
+				return
+			}
+			g.emb, g.embHit = emb, embeddingGenerated
+		}()
+	}
+	if e.cfg.Summary.Summarizer == nil {
+		wg.Wait()
+		if len(legs) > 0 {
+			return nil, generationFailed(legs)
+		}
+		g.replaceNodes = job.update // the text changed: stale node rows go
+		return g, nil
+	}
+	// The summary leg.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -154,9 +185,7 @@ func (e *Engine) generate(ctx context.Context, job genJob) (*generation, error) 
 		default:
 			s, err := e.summarize(ctx, e.summaryPrompt(job.source), job.text)
 			if err != nil {
-				mu.Lock()
-				legs = append(legs, legError{"summary", err})
-				mu.Unlock()
+				fail("summary", err)
 				return
 			}
 			g.summary, g.outcome = s, summaryGenerated
@@ -264,13 +293,18 @@ var errRegenerate = errors.New("deduplication candidate changed; regenerate")
 // merge into a candidate that already has a summary reuses it.
 func (e *Engine) generateStore(ctx context.Context, p Principal, acc persist.Access, ps *preparedStore, precheck bool) error {
 	job := genJob{text: ps.text, source: ps.source}
-	if precheck && ps.dedup && e.cfg.Summary.Summarizer != nil {
+	if precheck && ps.dedup && (e.cfg.Summary.Summarizer != nil || e.embedder() != nil) {
 		cand, interleaved, err := e.st.DedupCandidate(ctx, acc, ps.threadID, ps.source)
 		if err != nil {
 			return fmt.Errorf("deduplication pre-check: %w", err)
 		}
-		if cand != nil && !interleaved && cand.Owner == p.ID && sameText(cand, ps) && pyStrip(cand.Summary) != "" {
-			job.reuseSummary = true
+		if cand != nil && !interleaved && cand.Owner == p.ID && sameText(cand, ps) {
+			job.reuseSummary = e.cfg.Summary.Summarizer != nil && pyStrip(cand.Summary) != ""
+			if e.embedder() != nil {
+				if job.reuseEmbedding, err = e.hasEmbeddings(ctx, cand.ID); err != nil {
+					return fmt.Errorf("deduplication pre-check: %w", err)
+				}
+			}
 		}
 	}
 	g, err := e.generate(ctx, job)
@@ -282,16 +316,28 @@ func (e *Engine) generateStore(ctx context.Context, p Principal, acc persist.Acc
 }
 
 // storeParts is the parenthesized part of a store message.
-func storeParts(g *generation, merged bool) string {
-	switch {
-	case g == nil:
+func storeParts(g *generation, out storeOutcome) string {
+	if g == nil {
 		return ""
-	case g.outcome == summaryGenerated:
-		return " (summary generated)"
-	case g.outcome == summaryReused && merged:
-		return " (summary preserved)"
 	}
-	return ""
+	var parts []string
+	if g.embHit == embeddingGenerated {
+		if out.embStored {
+			parts = append(parts, "embedding generated")
+		} else {
+			parts = append(parts, "embedding generated but not stored - duplicate")
+		}
+	}
+	switch {
+	case g.outcome == summaryGenerated:
+		parts = append(parts, "summary generated")
+	case g.outcome == summaryReused && out.merged:
+		parts = append(parts, "summary preserved")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // generateUpdate runs generation for an update that changes the text.
@@ -319,13 +365,21 @@ func (e *Engine) generateUpdate(ctx context.Context, acc persist.Access, pu *pre
 
 // updateParts is the parenthesized part of an update message.
 func updateParts(g *generation) string {
-	switch {
-	case g == nil:
+	if g == nil {
 		return ""
-	case g.outcome == summaryGenerated:
-		return " (summary regenerated)"
-	case g.outcome == summaryEmpty:
-		return " (summary cleared)"
 	}
-	return ""
+	var parts []string
+	if g.embHit == embeddingGenerated {
+		parts = append(parts, "embedding regenerated")
+	}
+	switch g.outcome {
+	case summaryGenerated:
+		parts = append(parts, "summary regenerated")
+	case summaryEmpty:
+		parts = append(parts, "summary cleared")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

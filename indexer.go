@@ -100,6 +100,9 @@ func (f *follower) start(ctx context.Context) error {
 		f.mu.Lock()
 		f.wm = wm
 		f.mu.Unlock()
+		if err := f.loadCatalog(ctx); err != nil {
+			return err
+		}
 	}
 	return f.catchUp(ctx)
 }
@@ -163,46 +166,27 @@ func (f *follower) rebuild(ctx context.Context, why string, reset bool) error {
 func (f *follower) catchUp(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for {
-		chs, err := f.st.Changes(ctx, f.wm, followBatch)
-		if err != nil {
-			return fmt.Errorf("full-text index: read change log: %w", err)
-		}
-		if len(chs) == 0 {
-			return nil
-		}
-		seen := make(map[string]bool, len(chs))
-		ids := make([]string, 0, len(chs))
-		for _, c := range chs {
-			if !seen[c.EntryID] {
-				seen[c.EntryID] = true
-				ids = append(ids, c.EntryID)
-			}
-		}
+	wm, err := followChanges(ctx, f.st, f.wm, "full-text index", func(ids []string, last int64) error {
 		docs, err := f.src.IndexDocs(ctx, ids)
 		if err != nil {
 			return fmt.Errorf("full-text index: read entries: %w", err)
 		}
+		seen := make(map[string]bool, len(docs))
 		ups := make([]index.Doc, len(docs))
 		for i := range docs {
 			ups[i] = docOf(&docs[i])
-			delete(seen, docs[i].ID)
+			seen[docs[i].ID] = true
 		}
 		var dels []string
 		for _, id := range ids {
-			if seen[id] {
+			if !seen[id] {
 				dels = append(dels, id)
 			}
 		}
-		last := chs[len(chs)-1].Seq
-		if err := f.ix.Apply(ctx, ups, dels, last); err != nil {
-			return err
-		}
-		f.wm = last
-		if len(chs) < followBatch {
-			return nil
-		}
-	}
+		return f.ix.Apply(ctx, ups, dels, last)
+	})
+	f.wm = wm
+	return err
 }
 
 // afterCommit is the store's commit hook: wake the applier. A failure

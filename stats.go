@@ -60,8 +60,12 @@ type Statistics struct {
 	Backend             string            `json:"backend"`
 	DatabaseSizeMB      *float64          `json:"database_size_mb,omitempty"`
 	ConnectionMetrics   ConnectionMetrics `json:"connection_metrics"`
-	SemanticSearch      FeatureStatus     `json:"semantic_search"`
+	EmbeddingsSizeMB    *float64          `json:"embeddings_size_mb,omitempty"`
+	EmbeddingsEstimated *bool             `json:"embeddings_size_estimated,omitempty"`
+	SemanticSearch      SemanticStatus    `json:"semantic_search"`
 	FTS                 FTSStatus         `json:"fts"`
+	Chunking            ChunkingStatus    `json:"chunking"`
+	Reranking           RerankingStatus   `json:"reranking"`
 	Summary             SummaryStatus     `json:"summary"`
 	Compression         FeatureStatus     `json:"compression"`
 	IndexTree           IndexTreeStatus   `json:"index_tree"`
@@ -97,8 +101,19 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		TopTags:           []NameCount{},
 		Backend:           e.st.Backend(),
 		ConnectionMetrics: ConnectionMetrics{BackendType: e.st.Backend()},
-		SemanticSearch:    FeatureStatus{Message: "semantic search is not part of this build yet"},
 		Summary:           e.summaryStatus(s),
+		Chunking:          e.chunkingStatus(),
+		Reranking:         e.rerankingStatus(),
+	}
+	if out.SemanticSearch, err = e.semanticStatus(ctx, acc, s.TotalEntries); err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
+	}
+	if out.EmbeddingsSizeMB, err = e.embeddingsSizeMB(ctx); err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
+	}
+	if out.EmbeddingsSizeMB != nil {
+		exact := false // the size of the stored float32 vectors, not an estimate
+		out.EmbeddingsEstimated = &exact
 	}
 	if out.IndexTree, err = e.indexTreeStatus(ctx, acc); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)

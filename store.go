@@ -115,6 +115,8 @@ func (e *Engine) checkVisibility(p Principal, v string) error {
 type storeOutcome struct {
 	id     string
 	merged bool
+	// embStored is false when a merge kept the candidate's vectors.
+	embStored bool
 }
 
 // storeTx writes one prepared entry inside tx: a deduplication merge into
@@ -155,11 +157,15 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 				return storeOutcome{}, err
 			}
 			if ok {
-				return storeOutcome{id: cand.ID, merged: true}, writeNodes(ctx, tx, cand.ID, ps.gen)
+				stored, err := e.mergeEmbeddings(ctx, tx, cand.ID, ps.gen)
+				if err != nil {
+					return storeOutcome{}, err
+				}
+				return storeOutcome{id: cand.ID, merged: true, embStored: stored}, writeNodes(ctx, tx, cand.ID, ps.gen)
 			}
 		}
 	}
-	if ps.gen != nil && ps.gen.outcome == summaryReused {
+	if ps.gen != nil && (ps.gen.outcome == summaryReused || ps.gen.embHit == embeddingReused) {
 		return storeOutcome{}, errRegenerate // the pre-checked merge did not happen
 	}
 	ent := &persist.Entry{
@@ -189,7 +195,10 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 	if err := tx.Insert(ctx, ent, grants); err != nil {
 		return storeOutcome{}, err
 	}
-	return storeOutcome{id: ent.ID}, writeNodes(ctx, tx, ent.ID, ps.gen)
+	if err := e.writeEmbeddings(ctx, tx, ent.ID, ps.gen, false); err != nil {
+		return storeOutcome{}, err
+	}
+	return storeOutcome{id: ent.ID, embStored: true}, writeNodes(ctx, tx, ent.ID, ps.gen)
 }
 
 // sameText compares by content hash, falling back to the text of legacy
@@ -247,6 +256,6 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, e
 	if n := len(ps.images); n > 0 {
 		msg += fmt.Sprintf(" with %d images", n)
 	}
-	msg += storeParts(ps.gen, out.merged)
+	msg += storeParts(ps.gen, out)
 	return &StoreResponse{Success: true, ContextID: out.id, ThreadID: ps.threadID, Message: msg}, nil
 }

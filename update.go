@@ -161,6 +161,9 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 		if summary != "" {
 			fields = append(fields, "summary")
 		}
+		if pu.gen != nil && pu.gen.embHit == embeddingGenerated {
+			fields = append(fields, "embedding")
+		}
 	}
 	if pu.hasMeta {
 		md := pu.metadata
@@ -191,7 +194,9 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 	}
 	ok, err = tx.Update(ctx, pu.id, u)
 	if ok && err == nil && pu.text != nil {
-		err = writeNodes(ctx, tx, pu.id, pu.gen)
+		if err = e.writeEmbeddings(ctx, tx, pu.id, pu.gen, true); err == nil {
+			err = writeNodes(ctx, tx, pu.id, pu.gen)
+		}
 	}
 	return fields, ok, err
 }

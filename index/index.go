@@ -16,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/contextd/contextd/index/catalog"
 )
 
 // Field names of an index document.
@@ -80,6 +82,13 @@ type Index struct {
 	snap     *snapshot // nil in memory
 	fresh    bool
 	note     string
+
+	// The allowed-set prefilter (prefilter.go): the catalog of access and
+	// filter bitmaps, the per-segment ordinal arrays, and view, held for
+	// writing while Apply changes Bleve and the catalog together.
+	view sync.RWMutex
+	cat  *catalog.Catalog
+	ords ordCache
 }
 
 // Fresh reports that the index was created empty (no snapshot, or one that
@@ -152,7 +161,7 @@ func Open(o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
-	ix := &Index{lang: o.Language}
+	ix := &Index{lang: o.Language, cat: catalog.New()}
 	if o.Dir != "" {
 		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
 		switch {
@@ -361,9 +370,12 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 		binary.BigEndian.PutUint64(v[:], uint64(seq))
 		b.SetInternal(watermarkKey, v[:])
 	}
+	ix.view.Lock()
+	defer ix.view.Unlock()
 	if err := ix.bi.Batch(b); err != nil {
 		return fmt.Errorf("index: apply batch: %w", err)
 	}
+	ix.applyCatalog(upserts, deletes)
 	return nil
 }
 
@@ -375,6 +387,10 @@ func (ix *Index) Reset() error {
 	if err != nil {
 		return err
 	}
+	ix.view.Lock()
+	defer ix.view.Unlock()
+	ix.cat.Reset()
+	ix.ords.reset()
 	if err := ix.bi.Close(); err != nil {
 		return fmt.Errorf("index: reset: %w", err)
 	}

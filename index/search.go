@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -40,6 +41,10 @@ type Query struct {
 	Size      int  // number of ranked hits wanted (the candidate depth)
 	Highlight bool // fill Hit.Spans
 	Explain   bool // fill Result.Plan
+	// TermPrefilter runs the previous prefilter, Bleve term queries over
+	// the access and filter fields, instead of the catalog's bitmap: for
+	// side-by-side benchmarks and as a second oracle in tests.
+	TermPrefilter bool
 }
 
 // Hit is one ranked entry. Spans are the byte ranges of matched terms in
@@ -57,6 +62,9 @@ type Result struct {
 	Hits     []Hit
 	Degraded bool
 	Plan     string
+	// Terms are the query's positive index terms (what MatchSpans marks);
+	// nil for prefix queries.
+	Terms []string
 }
 
 // Search ranks the allowed entries matching q by BM25: Bleve selects the
@@ -75,32 +83,25 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if tq == nil || q.Size <= 0 || (q.IDs != nil && len(q.IDs) == 0) {
 		return res, nil
 	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(tq)
-	bq.AddFilter(allowed(q))
-	depth := q.Size
-	rescore := !b.prefix && len(b.terms) > 0
-	if rescore {
-		depth = max(depth, rescoreDepth)
+	// The catalog and Bleve are read as one state (prefilter.go).
+	ix.view.RLock()
+	defer ix.view.RUnlock()
+	var allowedSet *roaring.Bitmap
+	if !q.TermPrefilter {
+		allowedSet = ix.cat.Allowed(catalogQuery(q))
 	}
-	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
-	req.SortBy([]string{"-_score", "-_id"})
-	req.IncludeLocations = q.Highlight
-	sr, err := ix.bi.SearchInContext(ctx, req)
+	wrap := func(tq query.Query) query.Query {
+		if q.TermPrefilter {
+			b := bleve.NewBooleanQuery()
+			b.AddMust(tq)
+			b.AddFilter(allowed(q))
+			return b
+		}
+		return &allowedQuery{ix: ix, inner: tq, allowed: allowedSet}
+	}
+	sr, bq, err := ix.rank(ctx, q, b, tq, wrap)
 	if err != nil {
-		return res, fmt.Errorf("index: search: %w", err)
-	}
-	if rescore {
-		st, err := ix.textStats()
-		if err != nil {
-			return res, fmt.Errorf("index: search: %w", err)
-		}
-		if err := ix.rescoreBM25(ctx, sr.Hits, b.terms, st); err != nil {
-			return res, fmt.Errorf("index: rescore: %w", err)
-		}
-		if len(sr.Hits) > q.Size {
-			sr.Hits = sr.Hits[:q.Size]
-		}
+		return res, err
 	}
 	for _, h := range sr.Hits {
 		hit := Hit{ID: h.ID, Score: h.Score}
@@ -114,7 +115,35 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 			res.Plan = string(b)
 		}
 	}
+	if !b.prefix {
+		res.Terms = b.terms
+	}
 	return res, nil
+}
+
+// MatchSpans returns the byte ranges of text whose index terms are among
+// terms (sorted, merged): the highlight of a hit computed from its text,
+// which costs far less for a few hits than term locations from the index
+// for every match.
+func (ix *Index) MatchSpans(text string, terms []string) [][2]int {
+	if len(terms) == 0 {
+		return nil
+	}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	var out [][2]int
+	for _, tok := range ix.analyzer.Analyze([]byte(text)) {
+		if want[string(tok.Term)] {
+			if n := len(out); n > 0 && tok.Start <= out[n-1][1] {
+				out[n-1][1] = max(out[n-1][1], tok.End)
+				continue
+			}
+			out = append(out, [2]int{tok.Start, tok.End})
+		}
+	}
+	return out
 }
 
 // allowed is the prefilter: readable AND every structural filter.
@@ -403,8 +432,19 @@ func Highlight(text string, spans [][2]int) string {
 	return b.String()
 }
 
-// CountReadable counts the indexed entries acc may read.
+// CountReadable counts the indexed entries acc may read: the catalog holds
+// exactly the indexed entries.
 func (ix *Index) CountReadable(ctx context.Context, acc Access) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	ix.view.RLock()
+	defer ix.view.RUnlock()
+	return ix.cat.Allowed(catalogQuery(Query{Access: acc})).GetCardinality(), nil
+}
+
+// countReadableTerms is CountReadable by the term prefilter (tests).
+func (ix *Index) countReadableTerms(ctx context.Context, acc Access) (uint64, error) {
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewMatchAllQuery())
 	bq.AddFilter(allowed(Query{Access: acc}))

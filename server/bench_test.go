@@ -3,9 +3,13 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/server"
 )
 
@@ -25,7 +30,22 @@ type benchEnv struct {
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	ctx := context.Background()
-	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(b.TempDir(), "bench.db")})
+	// The product's configuration from the environment, as the server
+	// reads it (unset: the defaults of the README's run command, built-in
+	// embeddings, summaries and reranker, in-process search), on a fresh
+	// database.
+	db := filepath.Join(b.TempDir(), "bench.db")
+	cfg, err := server.ConfigFromLookup(func(k string) (string, bool) {
+		if k == "DB_PATH" {
+			return db, true
+		}
+		return os.LookupEnv(k)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Engine.FTS.Progress = io.Discard
+	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,10 +124,20 @@ func (e *benchEnv) seed(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 	}
-	// A full-text search catches the in-process index up, so the measured
-	// loop does not pay for indexing the seed.
+	e.catchUp(b)
+}
+
+// catchUp waits until the in-process indexes hold every stored entry: a
+// search of each kind catches its index up.
+func (e *benchEnv) catchUp(b *testing.B) {
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
 	if _, err := e.eng.FTSSearch(ctx, contextd.FTSSearchRequest{Query: "index"}); err != nil {
 		b.Fatal(err)
+	}
+	if e.eng.SemanticAvailable() {
+		if _, err := e.eng.SemanticSearch(ctx, contextd.SemanticSearchRequest{Query: "index"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -141,13 +171,10 @@ func BenchmarkStoreBatch(b *testing.B) {
 				e.call(b, "store_context_batch", map[string]any{"entries": entries})
 			}
 			// entries/s counts acknowledged (durable) stores; the in-process
-			// full-text index applies them in the background meanwhile, and
-			// searchable/s also waits until the index has caught up.
+			// full-text and vector indexes apply them in the background
+			// meanwhile, and searchable/s also waits until both caught up.
 			acked := time.Since(start)
-			if _, err := e.eng.FTSSearch(contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"}),
-				contextd.FTSSearchRequest{Query: "index"}); err != nil {
-				b.Fatal(err)
-			}
+			e.catchUp(b)
 			b.ReportMetric(float64(b.N*100)/acked.Seconds(), "entries/s")
 			b.ReportMetric(float64(b.N*100)/time.Since(start).Seconds(), "searchable/s")
 		})
@@ -208,6 +235,66 @@ func BenchmarkSearchContext(b *testing.B) {
 					reportLatency(b, lat)
 				})
 			}
+		})
+	}
+}
+
+// BenchmarkHybridSearch measures hybrid_search_context through MCP with
+// the default configuration (both legs, built-in reranker) over real text:
+// the doc-comment paragraphs of the Go source tree; queries are the
+// opening words of paragraphs spread over the corpus.
+//
+//	go test -run '^$' -bench BenchmarkHybridSearch -benchtime 200x ./server
+func BenchmarkHybridSearch(b *testing.B) {
+	sizes := []int{1_000, 100_000}
+	if v := os.Getenv("CONTEXTD_HYBRID_BENCH_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("CONTEXTD_HYBRID_BENCH_N=%q is not a positive integer", v)
+		}
+		sizes = []int{n}
+	}
+	for _, size := range sizes {
+		b.Run(fmt.Sprintf("entries=%d", size), func(b *testing.B) {
+			docs, err := testcorpus.Paragraphs(size)
+			if err != nil {
+				b.Skip(err)
+			}
+			e := newBenchEnv(b)
+			ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
+			no := false
+			for i := 0; i < size; i += 100 {
+				req := contextd.StoreBatchRequest{}
+				for j := i; j < min(i+100, size); j++ {
+					req.Entries = append(req.Entries, contextd.StoreBatchItem{StoreRequest: contextd.StoreRequest{
+						ThreadID: fmt.Sprintf("thread-%03d", j%100), Source: "agent", Text: docs[j], Deduplicate: &no,
+					}})
+				}
+				if _, err := e.eng.StoreBatch(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			e.catchUp(b)
+			// Queries: the first six words of 400 paragraphs spread over
+			// the whole corpus (the tail of the walk is compiler rewrite
+			// rules, not prose).
+			var queries []string
+			all, err := testcorpus.Paragraphs(size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < 400; i++ {
+				w := strings.Fields(all[i*len(all)/400])
+				queries = append(queries, strings.Join(w[:min(len(w), 6)], " "))
+			}
+			b.ReportAllocs()
+			var lat []time.Duration
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				e.call(b, "hybrid_search_context", map[string]any{"query": queries[i%len(queries)], "limit": 10})
+				lat = append(lat, time.Since(t0))
+			}
+			reportLatency(b, lat)
 		})
 	}
 }

@@ -137,6 +137,7 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 
 	readNavigation(r, &c)
 	readSummary(r, &c)
+	readEmbedding(r, &c)
 
 	switch len(r.errs) {
 	case 0:

@@ -2,13 +2,16 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -27,7 +30,17 @@ type goldenTool struct {
 // TestToolSchemasGolden pins every tool declaration: a change to a name,
 // description, schema or annotation must be deliberate (-update).
 func TestToolSchemasGolden(t *testing.T) {
-	s, err := New(new(contextd.Engine), Options{})
+	// A real engine with every search mode, so that every tool registers.
+	eng, err := contextd.Open(context.Background(), contextd.Config{
+		DBPath:    filepath.Join(t.TempDir(), "golden.db"),
+		FTS:       contextd.FTSConfig{Progress: io.Discard},
+		Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s, err := New(eng, Options{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -124,6 +124,10 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.name)
 			continue
 		}
+		if t.available != nil && !t.available(eng) {
+			s.log.Info("tool not registered (no search mode serves it)", "tool", t.name)
+			continue
+		}
 		tools = append(tools, mcpserver.ServerTool{
 			Tool: t.mcpTool(),
 			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

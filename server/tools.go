@@ -44,6 +44,9 @@ type toolDef struct {
 	array bool
 	// call decodes nothing: it receives validated args and calls the engine.
 	call func(ctx context.Context, eng *contextd.Engine, a args) (any, error)
+	// available, when set, decides registration from the engine's state
+	// (semantic and hybrid search exist only with a mode to serve them).
+	available func(eng *contextd.Engine) bool
 }
 
 // toolOrder is the order of the API reference; ToolNames and tools/list

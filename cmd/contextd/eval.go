@@ -17,14 +17,17 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist/sqlite"
+	rerankpkg "github.com/contextd/contextd/rerank"
 )
 
-// `contextd eval cranfield` measures full-text ranking on the Cranfield
-// 1400 collection: the documents (title + abstract) are loaded into a
-// fresh database, the 225 queries run through fts_search_context (the
-// engine's FTSSearch) on each search backend, and nDCG@10, P@10, MAP and
-// MRR are printed side by side.
+// `contextd eval cranfield` measures ranking on the Cranfield 1400
+// collection: the documents (title + abstract) are loaded into a fresh
+// database with built-in embeddings, the 225 queries run through
+// fts_search_context (BM25), semantic_search_context and
+// hybrid_search_context, without and with the built-in reranker, on each
+// search backend, and nDCG@10, P@10, MAP and MRR are printed side by side.
 
 const evalUsage = `usage: contextd eval cranfield [-data DIR]
 
@@ -60,11 +63,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	fmt.Fprintf(stdout, "Cranfield: %d documents, %d queries (%d judged)\n\n", len(col.docs), len(col.queries), runs[0].judged)
-	fmt.Fprintf(stdout, "| backend | nDCG@10 | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(stdout, "| backend | method | nDCG@10 | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range runs {
-		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.ndcg10, r.p10, r.mapScore, r.mrr, r.median)
+		fmt.Fprintf(stdout, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.method, r.ndcg10, r.p10, r.mapScore, r.mrr, r.median)
 	}
-	fmt.Fprintf(stdout, "\ntop-10 overlap in-process vs native: %.1f%% (mean over queries)\n", 100*topOverlap(runs[0].ranked, runs[1].ranked, 10))
+	a, _ := findRun(runs, contextd.BackendInProcess, "fts")
+	b, _ := findRun(runs, contextd.BackendNative, "fts")
+	fmt.Fprintf(stdout, "\nfts top-10 overlap in-process vs native: %.1f%% (mean over queries)\n", 100*topOverlap(a.ranked, b.ranked, 10))
 	return exitOK
 }
 
@@ -180,17 +185,45 @@ func orQuery(q string) string {
 	return strings.Join(terms, " OR ")
 }
 
-// evalRun is the result of one search backend.
+// evalRun is the result of one search method on one backend.
 type evalRun struct {
-	backend                    string
+	backend                    string // in-process or native
+	method                     string // fts, fts+rerank, semantic, hybrid, hybrid+rerank
 	ndcg10, p10, mapScore, mrr float64
 	judged                     int
 	median                     time.Duration
 	ranked                     [][]int // per query, the ranked document numbers
 }
 
-// evaluateCranfield loads the collection into a fresh database under dir
-// and runs every query on both search backends.
+// name is the run's row label.
+func (r evalRun) name() string { return r.backend + " " + r.method }
+
+// findRun returns the run of backend and method.
+func findRun(runs []evalRun, backend, method string) (evalRun, bool) {
+	for _, r := range runs {
+		if r.backend == backend && r.method == method {
+			return r, true
+		}
+	}
+	return evalRun{}, false
+}
+
+// evalMethods are the searches measured on each backend, in print order.
+var evalMethods = []struct {
+	method string
+	rerank bool
+	search func(ctx context.Context, eng *contextd.Engine, q string) ([]string, error)
+}{
+	{"fts", false, ftsIDs},
+	{"semantic", false, semanticIDs},
+	{"hybrid", false, hybridIDs},
+	{"fts+rerank", true, ftsIDs},
+	{"hybrid+rerank", true, hybridIDs},
+}
+
+// evaluateCranfield loads the collection (with built-in embeddings) into a
+// fresh database under dir and runs every query through each method on
+// both search backends.
 func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalRun, error) {
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "cranfield.db")})
 	if err != nil {
@@ -201,25 +234,75 @@ func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalR
 	var runs []evalRun
 	var docOf map[string]int
 	for _, backend := range []string{contextd.BackendInProcess, contextd.BackendNative} {
-		eng, err := contextd.Open(ctx, contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard}})
-		if err != nil {
-			return nil, err
-		}
-		if docOf == nil {
-			if docOf, err = loadDocs(ctx, eng, col); err != nil {
-				eng.Close()
+		for _, rerank := range []bool{false, true} {
+			cfg := contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard},
+				Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"}}
+			if rerank {
+				cfg.Rerank = contextd.RerankConfig{Reranker: rerankpkg.Lexical{}, Provider: "builtin", Model: "lexical"}
+			}
+			eng, err := contextd.Open(ctx, cfg)
+			if err != nil {
 				return nil, err
 			}
+			if docOf == nil {
+				if docOf, err = loadDocs(ctx, eng, col); err != nil {
+					eng.Close()
+					return nil, err
+				}
+			}
+			for _, m := range evalMethods {
+				if m.rerank != rerank {
+					continue
+				}
+				run, err := runQueries(ctx, eng, col, docOf, m.search)
+				if err != nil {
+					eng.Close()
+					return nil, fmt.Errorf("%s %s: %w", backend, m.method, err)
+				}
+				run.backend, run.method = backend, m.method
+				runs = append(runs, run)
+			}
+			eng.Close()
 		}
-		run, err := runQueries(ctx, eng, col, docOf)
-		eng.Close()
-		if err != nil {
-			return nil, err
-		}
-		run.backend = backend
-		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// ftsIDs runs fts_search_context in boolean mode over the OR of the
+// query's words (orQuery).
+func ftsIDs(ctx context.Context, eng *contextd.Engine, q string) ([]string, error) {
+	resp, err := eng.FTSSearch(ctx, contextd.FTSSearchRequest{Query: orQuery(q), Mode: "boolean", Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	return resultIDs(resp.Results, func(r contextd.FTSResult) string { return r.ID }), nil
+}
+
+// semanticIDs runs semantic_search_context on the raw question.
+func semanticIDs(ctx context.Context, eng *contextd.Engine, q string) ([]string, error) {
+	resp, err := eng.SemanticSearch(ctx, contextd.SemanticSearchRequest{Query: q, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	return resultIDs(resp.Results, func(r contextd.SemanticResult) string { return r.ID }), nil
+}
+
+// hybridIDs runs hybrid_search_context on the raw question (its adaptive
+// full-text leg ORs the words of a long question itself).
+func hybridIDs(ctx context.Context, eng *contextd.Engine, q string) ([]string, error) {
+	resp, err := eng.HybridSearch(ctx, contextd.HybridSearchRequest{Query: q, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	return resultIDs(resp.Results, func(r contextd.HybridResult) string { return r.ID }), nil
+}
+
+func resultIDs[T any](rs []T, id func(T) string) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = id(r)
+	}
+	return out
 }
 
 func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[string]int, error) {
@@ -248,19 +331,19 @@ func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[st
 	return docOf, nil
 }
 
-func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf map[string]int) (evalRun, error) {
+func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf map[string]int, search func(context.Context, *contextd.Engine, string) ([]string, error)) (evalRun, error) {
 	var run evalRun
 	times := make([]time.Duration, 0, len(col.queries))
 	for i, q := range col.queries {
 		began := time.Now()
-		resp, err := eng.FTSSearch(ctx, contextd.FTSSearchRequest{Query: orQuery(q), Mode: "boolean", Limit: 100})
+		ids, err := search(ctx, eng, q)
 		if err != nil {
 			return run, fmt.Errorf("query %d: %w", i+1, err)
 		}
 		times = append(times, time.Since(began))
-		ranked := make([]int, len(resp.Results))
-		for j, r := range resp.Results {
-			ranked[j] = docOf[r.ID]
+		ranked := make([]int, len(ids))
+		for j, id := range ids {
+			ranked[j] = docOf[id]
 		}
 		run.ranked = append(run.ranked, ranked)
 		judg := col.qrels[i+1]

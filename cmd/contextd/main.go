@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return exitOK
 		case "eval":
 			return runEval(ctx, args[1:], stdout, stderr)
+		case "reembed":
+			return runReembed(ctx, lookupEnv, stderr)
 		case "help", "--help", "-h":
 			fmt.Fprint(stdout, usage)
 			return exitOK
@@ -68,7 +70,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		var ce *server.ConfigError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) {
 			return exitConfig
 		}
 		return exitFail
@@ -110,5 +112,35 @@ commands:
   version   print the version
   help      print this help
   eval cranfield [-data DIR]
-            measure full-text ranking on Cranfield (both search backends)
+            measure ranking on Cranfield (full-text, semantic and hybrid
+            search, both search backends)
+  reembed   regenerate every stored vector with the configured embedding
+            model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
+            stop the server first
 `
+
+// runReembed regenerates every stored vector with the configured model.
+func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
+	cfg, err := server.ConfigFromLookup(lookupEnv)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
+		return exitConfig
+	}
+	if cfg.Engine.Embedding.Embedder == nil {
+		fmt.Fprintln(stderr, "contextd: reembed: embedding generation is disabled (ENABLE_EMBEDDING_GENERATION=false)")
+		return exitConfig
+	}
+	cfg.Engine.Embedding.Reembed = true
+	cfg.Engine.FTS.Enable = "false" // the full-text index has nothing to do here
+	eng, err := contextd.Open(ctx, cfg.Engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		return exitFail
+	}
+	defer eng.Close()
+	if _, err := eng.Reembed(ctx, stderr); err != nil {
+		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}

@@ -23,6 +23,14 @@ const (
 		(context_entry_id, principal_type, principal_id, permission, granted_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlInsertLog = `INSERT INTO change_log (entry_id, op, at) VALUES (?, ?, ?)`
+
+	sqlEntryExists   = `SELECT EXISTS (SELECT 1 FROM context_entries WHERE id = ?)`
+	sqlDeleteChunks  = `DELETE FROM embedding_chunks WHERE context_id = ?`
+	sqlDeleteEmbMeta = `DELETE FROM embedding_metadata WHERE context_id = ?`
+	sqlUpsertEmbMeta = `INSERT INTO embedding_metadata
+		(context_id, model_name, dimensions, chunk_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (context_id) DO UPDATE SET model_name = excluded.model_name,
+			dimensions = excluded.dimensions, chunk_count = excluded.chunk_count, updated_at = excluded.updated_at`
 )
 
 // stmtCache holds the fixed statements prepared on the writer pool. The
@@ -35,7 +43,8 @@ type stmtCache struct {
 
 func prepareWriteStmts(ctx context.Context, db *sql.DB) (*stmtCache, error) {
 	c := &stmtCache{m: map[string]*sql.Stmt{}}
-	for _, q := range []string{sqlInsertEntry, sqlInsertTag, sqlInsertImage, sqlInsertGrant, sqlInsertLog} {
+	for _, q := range []string{sqlInsertEntry, sqlInsertTag, sqlInsertImage, sqlInsertGrant, sqlInsertLog,
+		sqlEntryExists, sqlInsertChunk, sqlDeleteChunks, sqlDeleteEmbMeta, sqlUpsertEmbMeta} {
 		s, err := db.PrepareContext(ctx, q)
 		if err != nil {
 			_ = c.close()
@@ -53,6 +62,15 @@ func (c *stmtCache) close() error {
 	}
 	c.m = nil
 	return errors.Join(errs...)
+}
+
+// queryRow runs a one-row query inside the transaction, from the cache
+// when it is one of the fixed statements.
+func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if s, ok := t.stmts.m[query]; ok {
+		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, query, args...)
 }
 
 // exec runs a write statement inside the transaction, from the cache when

@@ -40,6 +40,9 @@ type Store struct {
 	committed atomic.Int64
 	// afterCommit runs after each committed write (see AfterCommit).
 	afterCommit atomic.Pointer[func(ctx context.Context)]
+	// vecDim is the dimension of the sqlite-vec table of native vector
+	// search, 0 when it does not exist (see EnsureVectorTable).
+	vecDim atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -87,6 +90,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return fail(fmt.Errorf("sqlite: connect writer: %w", err))
 	}
 	if err := migrate(ctx, s.w); err != nil {
+		return fail(err)
+	}
+	if err := s.loadVectorTable(ctx); err != nil {
 		return fail(err)
 	}
 	if s.stmts, err = prepareWriteStmts(ctx, s.w); err != nil {

@@ -1,0 +1,517 @@
+package contextd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/rerank"
+)
+
+// Hybrid search (C.8): the full-text and the semantic leg each rank
+// 100·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel; reciprocal
+// rank fusion keeps the best 100 (rrf DESC, id ASC), the reranker reorders
+// them, and the page is cut from that one ordering. A failing leg leaves
+// the other's results with a warning.
+
+// HybridSearchRequest is the input of hybrid_search_context.
+type HybridSearchRequest struct {
+	SearchFilter
+	Query         string `json:"query"`
+	Limit         int    `json:"limit,omitempty"`
+	Offset        int    `json:"offset,omitempty"`
+	FusionMethod  string `json:"fusion_method,omitempty"`
+	RRFK          *int   `json:"rrf_k,omitempty"`
+	IncludeImages bool   `json:"include_images,omitempty"`
+	ExplainQuery  bool   `json:"explain_query,omitempty"`
+}
+
+// HybridScores are the scores of one hybrid result (R-105).
+type HybridScores struct {
+	RRF              float64  `json:"rrf"`
+	FTSRank          *int     `json:"fts_rank"`
+	SemanticRank     *int     `json:"semantic_rank"`
+	FTSScore         *float64 `json:"fts_score"`
+	SemanticDistance *float64 `json:"semantic_distance"`
+	RerankScore      *float64 `json:"rerank_score"`
+}
+
+// HybridResult is one hybrid_search_context result.
+type HybridResult struct {
+	EntryView
+	Scores HybridScores `json:"scores"`
+}
+
+// FusionStats describe the fusion of the two legs (R-363).
+type FusionStats struct {
+	RRFK                  int `json:"rrf_k"`
+	TotalUniqueDocuments  int `json:"total_unique_documents"`
+	DocumentsInBoth       int `json:"documents_in_both"`
+	DocumentsFTSOnly      int `json:"documents_fts_only"`
+	DocumentsSemanticOnly int `json:"documents_semantic_only"`
+}
+
+// LegStats are the statistics of one hybrid leg.
+type LegStats struct {
+	ExecutionTimeMS       float64  `json:"execution_time_ms"`
+	Candidates            int      `json:"candidates"`
+	EmbeddingGenerationMS *float64 `json:"embedding_generation_ms,omitempty"`
+	QueryPlan             *string  `json:"query_plan,omitempty"`
+}
+
+// HybridStats are the explain_query statistics of a hybrid search.
+type HybridStats struct {
+	ExecutionTimeMS  float64     `json:"execution_time_ms"`
+	FTSStats         *LegStats   `json:"fts_stats"`
+	SemanticStats    *LegStats   `json:"semantic_stats"`
+	FusionStats      FusionStats `json:"fusion_stats"`
+	AdaptiveFTSMode  string      `json:"adaptive_fts_mode,omitempty"`
+	FiltersApplied   int         `json:"filters_applied"`
+	Reranked         bool        `json:"reranked"`
+	RerankMS         float64     `json:"rerank_ms"`
+	Backend          string      `json:"backend"`
+	RowsReturned     int         `json:"rows_returned"`
+	CandidatesFused  int         `json:"candidates_fused"`
+	SearchBackend    string      `json:"search_backend"`
+	AllowedEntries   *int        `json:"allowed_entries,omitempty"`
+	ExecutionOrder   []string    `json:"execution_order,omitempty"`
+	CandidateDepth   int         `json:"candidate_depth"`
+	OverfetchPerLeg  int         `json:"overfetch_per_leg"`
+	ORThreshold      int         `json:"fts_or_threshold"`
+	SignificantTerms int         `json:"significant_terms"`
+}
+
+// HybridSearchResponse is the result of hybrid_search_context.
+type HybridSearchResponse struct {
+	Query            string          `json:"query"`
+	Results          []HybridResult  `json:"results"`
+	Count            int             `json:"count"`
+	FusionMethod     string          `json:"fusion_method"`
+	SearchModesUsed  []string        `json:"search_modes_used"`
+	FTSCount         int             `json:"fts_count"`
+	SemanticCount    int             `json:"semantic_count"`
+	Stats            *HybridStats    `json:"stats,omitempty"`
+	ClampedLimit     *ClampedLimit   `json:"clamped_limit,omitempty"`
+	RankDepthLimit   *RankDepthLimit `json:"rank_depth_limit,omitempty"`
+	Warnings         []string        `json:"warnings,omitempty"`
+	Error            string          `json:"error,omitempty"`
+	ValidationErrors []string        `json:"validation_errors,omitempty"`
+}
+
+// hybridDefaults fills the zero fields of HybridConfig.
+func (c HybridConfig) withDefaults() HybridConfig {
+	if c.RRFK <= 0 {
+		c.RRFK = 60
+	}
+	if c.Overfetch <= 0 {
+		c.Overfetch = 2
+	}
+	if c.ORThreshold <= 0 {
+		c.ORThreshold = 4
+	}
+	return c
+}
+
+// HybridModes lists the search modes hybrid search can use, in order
+// (fts, semantic), and why the others cannot run.
+func (e *Engine) HybridModes() (modes, issues []string) {
+	if e.fts == nil {
+		issues = append(issues, "FTS: the engine is not open")
+	} else if e.fts.enabled && e.fts.unavailable == "" {
+		modes = append(modes, "fts")
+	} else if e.fts.unavailable != "" {
+		issues = append(issues, "FTS: "+e.fts.unavailable)
+	}
+	switch {
+	case e.SemanticAvailable():
+		modes = append(modes, "semantic")
+	case e.vec == nil:
+		issues = append(issues, "Semantic: no embedding provider is configured (ENABLE_EMBEDDING_GENERATION=false)")
+	case e.vec.unavailable != "":
+		issues = append(issues, "Semantic: "+e.vec.unavailable)
+	}
+	return modes, issues
+}
+
+// HybridAvailable reports whether hybrid search is switched on
+// (ENABLE_HYBRID_SEARCH is not false) and has at least one mode (R-505).
+func (e *Engine) HybridAvailable() bool {
+	if e.cfg.Hybrid.Enable == "false" {
+		return false
+	}
+	modes, _ := e.HybridModes()
+	return len(modes) > 0
+}
+
+var hybridTokenRe = regexp.MustCompile(`"[^"]*"|\S+`)
+
+// adaptiveFTSQuery is the FTS leg's query (R-362): a query of at least
+// threshold significant tokens becomes the boolean OR of its sanitized
+// terms (quoted phrases kept, hyphenated pieces quoted as a phrase);
+// otherwise the raw query runs in match mode.
+func adaptiveFTSQuery(q string, threshold int) (query, mode string, significant int) {
+	toks := hybridTokenRe.FindAllString(q, -1)
+	var terms []string
+	for _, t := range toks {
+		inner := strings.Trim(t, `"`)
+		if utf8.RuneCountInString(inner) <= 1 {
+			continue
+		}
+		significant++
+		inner = strings.Map(func(r rune) rune {
+			switch r {
+			case '"', '(', ')':
+				return ' '
+			}
+			return r
+		}, inner)
+		if inner = strings.Join(strings.Fields(inner), " "); inner == "" {
+			continue
+		}
+		terms = append(terms, `"`+inner+`"`)
+	}
+	if significant < threshold || len(terms) == 0 {
+		return q, persist.FullTextMatch, significant
+	}
+	return strings.Join(terms, " OR "), persist.FullTextBoolean, significant
+}
+
+// HybridSearch runs hybrid_search_context.
+func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*HybridSearchResponse, error) {
+	start := time.Now()
+	p, acc, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hc := e.cfg.Hybrid.withDefaults()
+	method := req.FusionMethod
+	if method == "" {
+		method = "rrf"
+	}
+	resp := &HybridSearchResponse{Query: req.Query, Results: []HybridResult{}, FusionMethod: method, SearchModesUsed: []string{}}
+	if n := runeLen(req.Query); n < 1 || n > maxFTSQuery {
+		return nil, invalidf("query must be 1 to %d characters, got %d", maxFTSQuery, n)
+	}
+	if method != "rrf" {
+		return nil, invalidf("Invalid fusion_method: %s. Must be 'rrf'", pyQuote(method))
+	}
+	k := hc.RRFK
+	if req.RRFK != nil {
+		if *req.RRFK < 1 || *req.RRFK > 1000 {
+			return nil, invalidf("rrf_k must be between 1 and 1000, got %d", *req.RRFK)
+		}
+		k = *req.RRFK
+	}
+	limit, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
+	if err != nil {
+		return nil, err
+	}
+	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
+	modes, issues := e.HybridModes()
+	if len(modes) == 0 {
+		return nil, newErr(ErrUnavailable, "No search modes available. Issues: %s", strings.Join(issues, "; "))
+	}
+	f, problem, err := e.buildFilter(req.SearchFilter)
+	if err != nil {
+		return nil, err
+	}
+	if problem != nil {
+		// Every available leg fails the same validation (R-103).
+		parts := make([]string, len(modes))
+		for i, m := range modes {
+			parts[i] = legName(m) + ": " + problem.error
+		}
+		resp.Error = "All available search modes failed. " + strings.Join(parts, ". ")
+		resp.ValidationErrors = slices.Compact(slices.Clone(problem.errors))
+		return resp, nil
+	}
+	// A query full-text search cannot parse fails the FTS leg's validation
+	// alone (R-091): the semantic leg still runs.
+	if qp := ftsQueryProblem(req.Query); qp != nil && slices.Contains(modes, "fts") {
+		modes = slices.DeleteFunc(modes, func(m string) bool { return m == "fts" })
+		resp.ValidationErrors = qp.errors
+		if len(modes) == 0 {
+			resp.Error = "All available search modes failed. FTS: " + qp.error
+			return resp, nil
+		}
+		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.error)
+	}
+	if req.Offset >= rankDepth {
+		return resp, nil // R-106: answered from the arguments alone
+	}
+	legDepth := rankDepth * hc.Overfetch
+	ftsQuery, ftsMode, significant := adaptiveFTSQuery(req.Query, hc.ORThreshold)
+	// Native full-text hits need FTS5's highlight for reranker passages;
+	// in-process ones compute them from the text.
+	highlight := e.cfg.Rerank.Reranker != nil && e.fts.native != nil
+
+	var (
+		wg                 sync.WaitGroup
+		ftsHits            []ftsHit
+		semHits            []vecHit
+		ftsErr, semErr     error
+		ftsStats, semStats LegStats
+	)
+	for _, m := range modes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			began := time.Now()
+			switch m {
+			case "fts":
+				var plan string
+				ftsHits, plan, ftsErr = e.ftsRank(ctx, acc, f, ftsQuery, ftsMode, legDepth, highlight, req.ExplainQuery)
+				ftsStats = LegStats{ExecutionTimeMS: roundMS(time.Since(began)), Candidates: len(ftsHits)}
+				if plan != "" {
+					ftsStats.QueryPlan = &plan
+				}
+			case "semantic":
+				qv, err := e.embedQuery(ctx, req.Query)
+				if err != nil {
+					semErr = fmt.Errorf("Failed to generate embedding for query: %w", err)
+					return
+				}
+				em := roundMS(time.Since(began))
+				var plan string
+				semHits, plan, semErr = e.semanticRank(ctx, acc, f, qv, legDepth, req.ExplainQuery)
+				semStats = LegStats{ExecutionTimeMS: roundMS(time.Since(began)), Candidates: len(semHits), EmbeddingGenerationMS: &em}
+				if plan != "" {
+					semStats.QueryPlan = &plan
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var used []string
+	if slices.Contains(modes, "fts") {
+		if ftsErr != nil {
+			resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+publicMessage(ftsErr))
+		} else {
+			used = append(used, "fts")
+		}
+	}
+	if slices.Contains(modes, "semantic") {
+		if semErr != nil {
+			resp.Warnings = append(resp.Warnings, "Semantic sub-search failed; results may be based on FTS only. Semantic: "+publicMessage(semErr))
+		} else {
+			used = append(used, "semantic")
+		}
+	}
+	if len(used) == 0 {
+		var parts []string
+		if resp.ValidationErrors != nil {
+			parts = append(parts, "FTS: FTS query validation failed")
+		}
+		if ftsErr != nil {
+			parts = append(parts, "FTS: "+publicMessage(ftsErr))
+		}
+		if semErr != nil {
+			parts = append(parts, "Semantic: "+publicMessage(semErr))
+		}
+		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", strings.Join(parts, ". "))
+	}
+	resp.SearchModesUsed = used
+	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
+
+	fused, fs := fuseRRF(ftsHits, semHits, k)
+	ranked := make([]rankedEntry, len(fused))
+	for i, c := range fused {
+		ranked[i] = rankedEntry{id: c.id, rrf: c.rrf, fr: c.fr, sr: c.sr, fts: c.fts, inFT: c.fts != nil}
+		if c.sem != nil {
+			ranked[i].vec, ranked[i].inSM = *c.sem, true
+		}
+	}
+	rb := time.Now()
+	ranked, reranked, err := e.rerankCandidates(ctx, acc, req.Query, ranked, e.hybridPassage)
+	if err != nil {
+		return nil, fmt.Errorf("hybrid search: %w", err)
+	}
+	rerankMS := roundMS(time.Since(rb))
+	page := window(ranked, req.Offset, limit)
+	ents, err := e.loadRanked(ctx, acc, rankedIDs(page), req.IncludeImages)
+	if err != nil {
+		return nil, fmt.Errorf("hybrid search: %w", err)
+	}
+	for _, r := range page {
+		ent, ok := ents[r.id]
+		if !ok {
+			continue // deleted since the ranking
+		}
+		res := HybridResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: HybridScores{RRF: r.rrf}}
+		if r.inFT {
+			fr, sc := r.fr, r.fts.Score
+			res.Scores.FTSRank, res.Scores.FTSScore = &fr, &sc
+		}
+		if r.inSM {
+			sr, d := r.sr, r.vec.Distance
+			res.Scores.SemanticRank, res.Scores.SemanticDistance = &sr, &d
+		}
+		if reranked {
+			s := r.rerank
+			res.Scores.RerankScore = &s
+		}
+		resp.Results = append(resp.Results, res)
+	}
+	resp.Count = len(resp.Results)
+	if req.ExplainQuery {
+		st := &HybridStats{
+			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: fs, FiltersApplied: f.applied,
+			Reranked: reranked, RerankMS: rerankMS, Backend: e.st.Backend(), RowsReturned: resp.Count,
+			CandidatesFused: len(fused), CandidateDepth: rankDepth, OverfetchPerLeg: legDepth,
+			ORThreshold: hc.ORThreshold, SignificantTerms: significant,
+		}
+		if slices.Contains(modes, "fts") {
+			st.FTSStats, st.AdaptiveFTSMode = &ftsStats, ftsMode
+		}
+		if slices.Contains(modes, "semantic") {
+			st.SemanticStats = &semStats
+		}
+		if e.vec != nil {
+			st.SearchBackend = e.vec.backend
+		} else {
+			st.SearchBackend = e.fts.backend
+		}
+		resp.Stats = st
+	}
+	return resp, nil
+}
+
+func legName(mode string) string {
+	if mode == "fts" {
+		return "FTS"
+	}
+	return "Semantic"
+}
+
+// publicMessage is what a warning says of a failed leg: the message of an
+// engine error, else the innermost cause, without the layers of internal
+// context wrapped around it.
+func publicMessage(err error) string {
+	var ee *Error
+	if errors.As(err, &ee) {
+		return ee.Msg
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+// fusedCand is one document of the fusion.
+type fusedCand struct {
+	id     string
+	rrf    float64
+	fr, sr int
+	fts    *ftsHit
+	sem    *vecHit
+}
+
+// fuseRRF combines the legs by reciprocal rank fusion (R-360): rrf(d) =
+// Σ 1/(k + rank), ranks 1-based per leg; the best rankDepth are kept
+// (rrf DESC, id ASC).
+func fuseRRF(ftsHits []ftsHit, semHits []vecHit, k int) ([]fusedCand, FusionStats) {
+	by := make(map[string]*fusedCand, len(ftsHits)+len(semHits))
+	get := func(id string) *fusedCand {
+		c, ok := by[id]
+		if !ok {
+			c = &fusedCand{id: id}
+			by[id] = c
+		}
+		return c
+	}
+	for i := range ftsHits {
+		c := get(ftsHits[i].ID)
+		if c.fts != nil {
+			continue
+		}
+		c.fr, c.fts = i+1, &ftsHits[i]
+		c.rrf += 1 / float64(k+i+1)
+	}
+	for i := range semHits {
+		c := get(semHits[i].ID)
+		if c.sem != nil {
+			continue
+		}
+		c.sr, c.sem = i+1, &semHits[i]
+		c.rrf += 1 / float64(k+i+1)
+	}
+	fs := FusionStats{RRFK: k, TotalUniqueDocuments: len(by)}
+	out := make([]fusedCand, 0, len(by))
+	for _, c := range by {
+		switch {
+		case c.fts != nil && c.sem != nil:
+			fs.DocumentsInBoth++
+		case c.fts != nil:
+			fs.DocumentsFTSOnly++
+		default:
+			fs.DocumentsSemanticOnly++
+		}
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b fusedCand) int {
+		switch {
+		case a.rrf > b.rrf:
+			return -1
+		case a.rrf < b.rrf:
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	return out[:min(len(out), rankDepth)], fs
+}
+
+// hybridPassage is the reranker passage of a fused document: the windows
+// around its full-text matches when the FTS leg supplied it, else its best
+// chunk (R-371).
+func (e *Engine) hybridPassage(r *rankedEntry, text string) string {
+	if r.inFT {
+		return e.ftsPassage(text, r.fts)
+	}
+	if r.inSM {
+		return chunkPassage(text, r.vec.Start, r.vec.End, e.maxPassage())
+	}
+	return rerank.Truncate(text, e.maxPassage())
+}
+
+// ftsPassage is the reranker passage of a full-text hit: windows of
+// FTS_RERANK_WINDOW_SIZE around the highlighted matches.
+func (e *Engine) ftsPassage(text string, h *ftsHit) string {
+	max := e.maxPassage()
+	hl := h.Highlighted
+	switch {
+	case hl != "":
+	case h.Spans != nil:
+		hl = index.Highlight(text, h.Spans)
+	case len(text) <= max:
+		hl = text // the passage is the whole text: no windows to place
+	case e.fts.ix != nil:
+		hl = index.Highlight(text, e.fts.ix.MatchSpans(text, h.Terms))
+	default:
+		hl = text
+	}
+	w, gap := e.cfg.Rerank.FTSWindow, e.cfg.Rerank.FTSGapMerge
+	if w <= 0 {
+		w = 750
+	}
+	switch {
+	case gap < 0:
+		gap = 0
+	case gap == 0:
+		gap = 100
+	}
+	return rerank.FTSPassage(hl, w, gap, max)
+}

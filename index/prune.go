@@ -1,0 +1,206 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Candidate selection with term pruning. A disjunction of common words
+// (the OR form of a long question, which hybrid search's full-text leg
+// sends) matches most of the collection, and Bleve visits every match to
+// pick its best candidates: the cost grows with the collection. But a
+// common word weighs little: under BM25 a term t adds at most
+//
+//	bound(t) = qtf(t) · idf(t) · (k1 + 1)
+//
+// to any document. So the candidates are first selected with the rarest
+// terms only (the fewest that can fill the candidate depth), rescored by
+// BM25 with every term; when the depth-th score θ is at least the summed
+// bound of the terms left out, no document matching only those terms can
+// enter the ranking, and the answer stands (the MaxScore argument of
+// Turtle & Flood 1995). Otherwise the next rarest term joins and the
+// selection runs again, up to the full disjunction.
+
+// rank selects and scores the candidates of tq (wrapped in the prefilter by
+// wrap) and returns Bleve's result, reordered by the BM25 stage when it
+// applies, with the query that produced it.
+func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query) (*bleve.SearchResult, query.Query, error) {
+	rescore := !b.prefix && len(b.terms) > 0
+	depth := q.Size
+	if rescore {
+		depth = max(depth, rescoreDepth)
+	}
+	run := func(sel query.Query) (*bleve.SearchResult, error) {
+		req := bleve.NewSearchRequestOptions(wrap(sel), depth, 0, false)
+		if !rescore {
+			// The final order breaks ties by id DESC. With the BM25 stage
+			// that stage sorts (score, id), and Bleve's default order
+			// (score, then index order) only picks the candidates: sorting
+			// by id here would load every match's id.
+			req.SortBy([]string{"-_score", "-_id"})
+		}
+		req.IncludeLocations = q.Highlight
+		sr, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		if rescore {
+			st, err := ix.textStats()
+			if err != nil {
+				return nil, fmt.Errorf("index: search: %w", err)
+			}
+			if err := ix.rescoreBM25(ctx, sr.Hits, b.terms, st); err != nil {
+				return nil, fmt.Errorf("index: rescore: %w", err)
+			}
+		}
+		return sr, nil
+	}
+	terms := disjunctTerms(tq)
+	if !rescore || len(terms) < 3 {
+		sr, err := run(tq)
+		if err != nil {
+			return nil, nil, err
+		}
+		return trim(sr, q.Size), wrap(tq), nil
+	}
+	bounds, err := ix.termBounds(ctx, terms, b.terms)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Rarest (largest bound) first; the initial selection is the fewest
+	// terms whose document counts could fill the depth.
+	slices.SortStableFunc(bounds, func(a, b termBound) int {
+		switch {
+		case a.bound > b.bound:
+			return -1
+		case a.bound < b.bound:
+			return 1
+		}
+		return 0
+	})
+	k, docs := 0, 0
+	for k < len(bounds) && docs < depth {
+		docs += bounds[k].df
+		k++
+	}
+	for ; ; k++ {
+		if k >= len(bounds) {
+			sr, err := run(tq)
+			if err != nil {
+				return nil, nil, err
+			}
+			return trim(sr, q.Size), wrap(tq), nil
+		}
+		sel := make([]query.Query, k)
+		for i := range sel {
+			t := bleve.NewTermQuery(bounds[i].term)
+			t.SetField(fieldText)
+			sel[i] = t
+		}
+		selq := query.Query(bleve.NewDisjunctionQuery(sel...))
+		sr, err := run(selq)
+		if err != nil {
+			return nil, nil, err
+		}
+		rest := 0.0
+		for _, tb := range bounds[k:] {
+			rest += tb.bound
+		}
+		// θ: the score a document must beat to enter the ranking; 0 while
+		// the selection leaves the depth unfilled.
+		theta := 0.0
+		if len(sr.Hits) >= depth {
+			theta = sr.Hits[depth-1].Score
+		}
+		if rest < theta {
+			return trim(sr, q.Size), wrap(selq), nil
+		}
+	}
+}
+
+// trim cuts a result to its best n hits.
+func trim(sr *bleve.SearchResult, n int) *bleve.SearchResult {
+	if len(sr.Hits) > n {
+		sr.Hits = sr.Hits[:n]
+	}
+	return sr
+}
+
+// disjunctTerms returns the terms of a disjunction of single-term queries
+// on the text field (nil for any other shape: phrases, conjunctions,
+// negations and prefixes are selected as written).
+func disjunctTerms(q query.Query) []string {
+	d, ok := q.(*query.DisjunctionQuery)
+	if !ok || d.Min > 1 {
+		return nil
+	}
+	var out []string
+	for _, c := range d.Disjuncts {
+		t, ok := c.(*query.TermQuery)
+		if !ok || t.FieldVal != fieldText {
+			return nil
+		}
+		if !slices.Contains(out, t.Term) {
+			out = append(out, t.Term)
+		}
+	}
+	return out
+}
+
+// termBound is a term's document count and BM25 upper bound.
+type termBound struct {
+	term  string
+	df    int
+	bound float64
+}
+
+// termBounds computes each term's bound: qtf · idf · (k1 + 1), the most a
+// term can add to a document's textbook BM25 score (the tf factor tends to
+// k1 + 1), with qtf counted over all, the query's positive terms.
+func (ix *Index) termBounds(ctx context.Context, terms, all []string) ([]termBound, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer r.Close()
+	n, err := r.DocCount()
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	out := make([]termBound, len(terms))
+	for i, t := range terms {
+		df, err := termDocCount(ctx, r, t)
+		if err != nil {
+			return nil, err
+		}
+		qtf := 0
+		for _, a := range all {
+			if a == t {
+				qtf++
+			}
+		}
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		out[i] = termBound{term: t, df: df, bound: float64(max(qtf, 1)) * idf * (bm25K1 + 1)}
+	}
+	return out, nil
+}
+
+// termDocCount is the number of documents whose text holds term.
+func termDocCount(ctx context.Context, r bindex.IndexReader, term string) (int, error) {
+	tfr, err := r.TermFieldReader(ctx, []byte(term), fieldText, false, false, false)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	defer tfr.Close()
+	return int(tfr.Count()), nil
+}

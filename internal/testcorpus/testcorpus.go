@@ -1,0 +1,111 @@
+// Package testcorpus owns the real text the tests and benchmarks of the
+// module run on: the doc comments of the Go source tree ($GOROOT/src,
+// present wherever Go is), extracted deterministically (files in lexical
+// order; test files and testdata skipped). Paragraphs are runs of comment
+// lines; sentences split them at '.', '!' or '?' followed by space.
+//
+//	docs, err := testcorpus.Paragraphs(10_000)
+package testcorpus
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+var (
+	once       sync.Once
+	paragraphs []string
+	walkErr    error
+)
+
+// all returns every doc-comment paragraph of the Go source tree.
+func all() ([]string, error) {
+	once.Do(func() {
+		root := filepath.Join(runtime.GOROOT(), "src")
+		walkErr = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.Type().IsRegular() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
+				return nil
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return nil
+			}
+			defer f.Close()
+			var cur []string
+			flush := func() {
+				if len(cur) > 0 {
+					paragraphs = append(paragraphs, strings.Join(cur, " "))
+				}
+				cur = cur[:0]
+			}
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				s := strings.TrimSpace(sc.Text())
+				if t, ok := strings.CutPrefix(s, "//"); ok && !strings.HasPrefix(t, "go:") {
+					if t = strings.TrimSpace(t); t != "" {
+						cur = append(cur, t)
+						continue
+					}
+				}
+				flush()
+			}
+			flush()
+			return nil
+		})
+	})
+	return paragraphs, walkErr
+}
+
+// Paragraphs returns the first max paragraphs of at least six words.
+func Paragraphs(max int) ([]string, error) {
+	ps, err := all()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, max)
+	for _, p := range ps {
+		if len(out) == max {
+			break
+		}
+		if len(strings.Fields(p)) >= 6 {
+			out = append(out, p)
+		}
+	}
+	if len(out) < max {
+		return nil, fmt.Errorf("the Go source tree holds %d doc paragraphs, fewer than %d", len(out), max)
+	}
+	return out, nil
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
+
+// Sentences returns the distinct sentences of at least five words, in
+// walk order.
+func Sentences() ([]string, error) {
+	ps, err := all()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range ps {
+		for _, s := range sentenceEnd.Split(p, -1) {
+			s = strings.TrimSpace(s)
+			if len(strings.Fields(s)) >= 5 && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package persist
+
+// Types shared by embedding storage, the in-process vector index and the
+// database's own vector search (sqlite-vec). As with full-text search, the
+// engine declares the interfaces that use them where they are consumed.
+
+// ChunkVector is one embedded chunk of an entry's text. Start and End are
+// code-point offsets (End exclusive) into the entry's text.
+type ChunkVector struct {
+	Index  int
+	Start  int
+	End    int
+	Vector []float32
+}
+
+// Embeddings are the vectors of one entry, all from one model.
+type Embeddings struct {
+	Model  string
+	Dim    int
+	Chunks []ChunkVector
+}
+
+// VectorDoc is an entry as the vector index sees it: its chunk vectors,
+// keyed by their database row ids (stable for the chunk's lifetime), read
+// without any access restriction.
+type VectorDoc struct {
+	ID     string
+	Chunks []KeyedChunk
+}
+
+// KeyedChunk is a chunk vector with its database row id.
+type KeyedChunk struct {
+	Key uint64
+	ChunkVector
+}
+
+// EmbeddingModel is the model the stored vectors came from, as recorded in
+// the database when the first vector was written.
+type EmbeddingModel struct {
+	Model string
+	Dim   int
+}
+
+// VectorQuery asks the database's own vector search for the Limit readable
+// entries nearest to Vector (best chunk per entry) that match Filter.
+type VectorQuery struct {
+	Filter
+	Vector  []float32
+	Limit   int
+	Explain bool
+}
+
+// VectorHit is one entry of a VectorQuery answer: the Euclidean distance
+// of its best chunk (ties to the smaller Start) and that chunk's span.
+type VectorHit struct {
+	ID       string
+	Distance float64
+	Chunk    int
+	Start    int
+	End      int
+}
+
+// VectorResult is the answer of a VectorQuery, nearest first (distance
+// ASC, id ASC).
+type VectorResult struct {
+	Hits []VectorHit
+	Plan string
+}

@@ -1,0 +1,83 @@
+package contextd
+
+import "context"
+
+// Embedder turns texts into vectors of Dim() dimensions, one per text, in
+// order. Providers live in model/builtin (the offline default),
+// model/hashembed (tests), model/ollama and model/openai; each applies its
+// own timeout and retries, so an error here is final.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dim() int
+	Model() string
+}
+
+// Reranker scores (query, passage) pairs: one score in [0, 1] per passage,
+// higher is more relevant. Providers live in rerank (the built-in lexical
+// reranker and the text-embeddings-inference HTTP client).
+type Reranker interface {
+	Rerank(ctx context.Context, query string, passages []string) ([]float64, error)
+}
+
+// EmbeddingConfig configures embeddings and semantic search (C.10, C.13).
+// The zero value has no embedder: semantic search is unavailable and
+// entries are stored without vectors.
+type EmbeddingConfig struct {
+	// Embedder generates vectors; nil disables embedding generation.
+	Embedder Embedder
+	// Provider names the provider in messages and statistics
+	// (EMBEDDING_PROVIDER, default "builtin").
+	Provider string
+	// EnableSemantic is ENABLE_SEMANTIC_SEARCH: "auto" (default) or
+	// "true" serve semantic search when an embedder is present, "false"
+	// switches it off.
+	EnableSemantic string
+	// MaxConcurrent bounds concurrent embedding calls
+	// (EMBEDDING_MAX_CONCURRENT, default 3).
+	MaxConcurrent int
+	// DisableChunking embeds each text whole (ENABLE_CHUNKING=false).
+	DisableChunking bool
+	// ChunkSize and ChunkOverlap are CHUNK_SIZE and CHUNK_OVERLAP in code
+	// points (defaults 1500 and 150).
+	ChunkSize, ChunkOverlap int
+	// Backend is SEARCH_BACKEND for semantic search: "in-process"
+	// (default: our HNSW) or "native" (sqlite-vec). Empty follows
+	// FTSConfig.Backend.
+	Backend string
+	// IndexDir holds the vector index snapshot. Default: <DBPath>.vectors
+	// when the engine opens SQLite at a file; in memory otherwise.
+	IndexDir string
+	// Reembed opens the engine for Engine.Reembed: the check of the stored
+	// vectors' model is skipped and no vector index is opened.
+	Reembed bool
+}
+
+// HybridConfig configures hybrid_search_context (C.8).
+type HybridConfig struct {
+	// Enable is ENABLE_HYBRID_SEARCH: "auto" (default), "true" or "false".
+	Enable string
+	// RRFK is HYBRID_RRF_K (default 60).
+	RRFK int
+	// Overfetch is HYBRID_RRF_OVERFETCH (default 2): each leg fetches
+	// 100·Overfetch candidates.
+	Overfetch int
+	// ORThreshold is HYBRID_FTS_OR_THRESHOLD (default 4): a query with at
+	// least this many significant tokens runs its FTS leg as boolean OR.
+	ORThreshold int
+}
+
+// RerankConfig configures reranking of the ranked searches (C.9). The zero
+// value reranks nothing.
+type RerankConfig struct {
+	// Reranker scores passages; nil disables reranking.
+	Reranker Reranker
+	// Provider and Model name the reranker in statistics.
+	Provider, Model string
+	// MaxPassageChars caps a passage, in code points (default
+	// RERANKING_MAX_LENGTH 512 · RERANKING_CHARS_PER_TOKEN 4 · 0.95).
+	MaxPassageChars int
+	// FTSWindow and FTSGapMerge shape FTS passages around matches
+	// (FTS_RERANK_WINDOW_SIZE 750, FTS_RERANK_GAP_MERGE 100; a negative
+	// FTSGapMerge means 0, no merging).
+	FTSWindow, FTSGapMerge int
+}

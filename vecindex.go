@@ -1,0 +1,483 @@
+package contextd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/vector"
+)
+
+// The in-process vector index: our HNSW over every chunk vector, keyed by
+// the chunk's database row id, and a catalog of the entries (access fields
+// and structural filters as bitmaps) that yields the allowed set of a
+// search. Like the full-text index it follows the SQL change log (applied
+// in the background after each commit, caught up before each search) and
+// never writes SQL.
+//
+// The graph is snapshotted on close (vector's format: header, checksum).
+// At start-up the snapshot is reconciled with SQL by chunk key, so a
+// snapshot of any age, or none, yields exactly the stored vectors: keys
+// that SQL no longer has are deleted, missing ones added. Row ids are never
+// reused (AUTOINCREMENT), so a key always names the same vector.
+
+// vectorSnapshotFile is the graph snapshot inside the index directory.
+const vectorSnapshotFile = "hnsw.snap"
+
+// chunkRef is what the index knows of one chunk key.
+type chunkRef struct {
+	ord               uint32 // the entry's catalog ordinal
+	index, start, end int
+}
+
+// vecIndex is the in-process vector index of an engine.
+type vecIndex struct {
+	st       persist.Store
+	src      indexSource
+	vsrc     embeddingStore
+	dir      string
+	progress io.Writer
+
+	mu sync.Mutex // one catch-up at a time; guards wm
+	wm int64
+
+	g   *vector.Index
+	cat *catalog.Catalog
+
+	// emu guards chunks and byEntry. Lock order: emu before the graph's
+	// own lock, in searches (read) and in applies (write) alike.
+	emu     sync.RWMutex
+	chunks  map[uint64]chunkRef
+	byEntry map[string][]uint64 // entry id -> its chunk keys, sorted
+
+	kick, quit, done chan struct{}
+
+	// Snapshots are also written in the background once enough has
+	// changed, so a killed process restarts from a recent graph instead of
+	// rebuilding it (reconcile adds what the snapshot lacks either way).
+	snapMu   sync.Mutex
+	changed  int // chunk adds and deletes since the last snapshot
+	lastSnap time.Time
+}
+
+// Background snapshot policy: at least snapEvery changed chunks and
+// snapGap since the last snapshot.
+const (
+	snapEvery = 5000
+	snapGap   = time.Minute
+)
+
+// openVecIndex loads the snapshot (if any), reconciles it with SQL and
+// catches up with the change log.
+func openVecIndex(ctx context.Context, st persist.Store, src indexSource, vsrc embeddingStore, dim int, dir string, progress io.Writer) (*vecIndex, error) {
+	vi := &vecIndex{
+		st: st, src: src, vsrc: vsrc, dir: dir, progress: progress,
+		cat: catalog.New(), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{},
+	}
+	began := time.Now()
+	g, why := vi.loadSnapshot(dim)
+	if g == nil {
+		var err error
+		if g, err = vector.New(dim, vector.Options{Metric: vector.L2}); err != nil {
+			return nil, fmt.Errorf("vector index: %w", err)
+		}
+	}
+	vi.g = g
+	head, err := src.LastSeq(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("vector index: %w", err)
+	}
+	added, removed, err := vi.reconcile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vi.wm = head
+	vi.changed = added + removed // a large reconcile is snapshotted soon
+	if added > 1000 || why != "" && head > 0 {
+		fmt.Fprintf(progress, "contextd: vector index: %s; %d chunk vectors added and %d removed to match SQL in %s\n",
+			cmp.Or(why, "snapshot loaded"), added, removed, time.Since(began).Round(time.Millisecond))
+	}
+	if err := vi.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	return vi, nil
+}
+
+// loadSnapshot reads the graph snapshot; nil with the reason when there is
+// none usable.
+func (vi *vecIndex) loadSnapshot(dim int) (*vector.Index, string) {
+	if vi.dir == "" {
+		return nil, ""
+	}
+	f, err := os.Open(filepath.Join(vi.dir, vectorSnapshotFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "no snapshot"
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("snapshot unreadable (%v)", err)
+	}
+	defer f.Close()
+	g, err := vector.Read(f)
+	if err != nil {
+		return nil, fmt.Sprintf("snapshot unusable (%v)", err)
+	}
+	if g.Dim() != dim {
+		return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
+	}
+	return g, ""
+}
+
+// reconcile makes the catalog and the graph hold exactly what SQL holds.
+func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err error) {
+	inGraph := map[uint64]bool{}
+	for _, k := range vi.g.Keys() {
+		inGraph[k] = true
+	}
+	after := ""
+	for {
+		docs, err := vi.src.ScanIndexDocs(ctx, after, followBatch)
+		if err != nil {
+			return 0, 0, fmt.Errorf("vector index: scan entries: %w", err)
+		}
+		if len(docs) == 0 {
+			break
+		}
+		for i := range docs {
+			vi.cat.Put(catalogEntry(&docs[i]))
+		}
+		after = docs[len(docs)-1].ID
+	}
+	after = ""
+	for {
+		vdocs, err := vi.vsrc.ScanVectorDocs(ctx, after, followBatch)
+		if err != nil {
+			return 0, 0, fmt.Errorf("vector index: scan vectors: %w", err)
+		}
+		if len(vdocs) == 0 {
+			break
+		}
+		for i := range vdocs {
+			d := &vdocs[i]
+			ord, ok := vi.cat.Ordinal(d.ID)
+			if !ok || len(d.Chunks) == 0 {
+				continue
+			}
+			keys := make([]uint64, 0, len(d.Chunks))
+			for _, c := range d.Chunks {
+				keys = append(keys, c.Key)
+				vi.chunks[c.Key] = chunkRef{ord: ord, index: c.Index, start: c.Start, end: c.End}
+				if inGraph[c.Key] {
+					delete(inGraph, c.Key)
+					continue
+				}
+				if err := vi.g.Add(c.Key, c.Vector); err != nil {
+					return 0, 0, fmt.Errorf("vector index: entry %s: %w", d.ID, err)
+				}
+				added++
+			}
+			slices.Sort(keys)
+			vi.byEntry[d.ID] = keys
+		}
+		after = vdocs[len(vdocs)-1].ID
+	}
+	for k := range inGraph {
+		vi.g.Delete(k)
+		removed++
+	}
+	return added, removed, nil
+}
+
+// catalogEntry converts a stored entry to the catalog's form.
+func catalogEntry(d *persist.IndexDoc) catalog.Entry {
+	doc := docOf(d)
+	return catalog.Entry{
+		ID: doc.ID, Owner: doc.Owner, Public: doc.Public, Readers: doc.Readers,
+		ThreadID: doc.ThreadID, Source: doc.Source, ContentType: doc.ContentType,
+		Tags: doc.Tags, CreatedAt: doc.CreatedAt,
+	}
+}
+
+// catchUp applies the change-log rows newer than the watermark: each
+// changed entry is re-read (access fields, filters, chunk keys); a changed
+// set of chunk keys replaces the entry's vectors in the graph.
+func (vi *vecIndex) catchUp(ctx context.Context) error {
+	vi.mu.Lock()
+	defer vi.mu.Unlock()
+	wm, err := followChanges(ctx, vi.st, vi.wm, "vector index", func(ids []string, _ int64) error {
+		return vi.apply(ctx, ids)
+	})
+	vi.wm = wm
+	return err
+}
+
+// apply brings the entries ids up to date.
+func (vi *vecIndex) apply(ctx context.Context, ids []string) error {
+	docs, err := vi.src.IndexDocs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("vector index: read entries: %w", err)
+	}
+	vdocs, err := vi.vsrc.VectorDocs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("vector index: read vectors: %w", err)
+	}
+	exists := make(map[string]bool, len(docs))
+	for i := range docs {
+		exists[docs[i].ID] = true
+	}
+	vecs := make(map[string]*persist.VectorDoc, len(vdocs))
+	for i := range vdocs {
+		vecs[vdocs[i].ID] = &vdocs[i]
+	}
+	vi.emu.Lock()
+	defer vi.emu.Unlock()
+	for i := range docs {
+		ord := vi.cat.Put(catalogEntry(&docs[i]))
+		if err := vi.setChunks(docs[i].ID, ord, vecs[docs[i].ID]); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		if !exists[id] {
+			vi.dropChunks(id)
+			vi.cat.Remove(id)
+		}
+	}
+	return nil
+}
+
+// setChunks replaces the graph's chunks of entry id when its keys changed.
+// The caller holds emu.
+func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error {
+	var keys []uint64
+	if d != nil {
+		for _, c := range d.Chunks {
+			keys = append(keys, c.Key)
+		}
+		slices.Sort(keys)
+	}
+	if slices.Equal(keys, vi.byEntry[id]) {
+		for _, k := range keys { // the ordinal may have changed
+			r := vi.chunks[k]
+			r.ord = ord
+			vi.chunks[k] = r
+		}
+		return nil
+	}
+	vi.dropChunks(id)
+	if len(keys) == 0 {
+		return nil
+	}
+	for _, c := range d.Chunks {
+		if err := vi.g.Add(c.Key, c.Vector); err != nil {
+			return fmt.Errorf("vector index: entry %s: %w", id, err)
+		}
+		vi.chunks[c.Key] = chunkRef{ord: ord, index: c.Index, start: c.Start, end: c.End}
+	}
+	vi.byEntry[id] = keys
+	vi.changed += len(keys)
+	return nil
+}
+
+// dropChunks removes the chunks of entry id. The caller holds emu.
+func (vi *vecIndex) dropChunks(id string) {
+	for _, k := range vi.byEntry[id] {
+		vi.g.Delete(k)
+		delete(vi.chunks, k)
+	}
+	vi.changed += len(vi.byEntry[id])
+	delete(vi.byEntry, id)
+}
+
+// vecHit is one entry of a vector ranking: its best chunk.
+type vecHit struct {
+	ID         string
+	Distance   float64
+	Chunk      int
+	Start, End int
+}
+
+// search returns the best rankDepth entries of the allowed set nearest to
+// q (best chunk per entry; distance ASC, id ASC). A caught-up index is the
+// caller's business.
+func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bitmap, depth int) ([]vecHit, error) {
+	if allowed.IsEmpty() {
+		return []vecHit{}, nil
+	}
+	vi.emu.RLock()
+	defer vi.emu.RUnlock()
+	allow := func(key uint64) bool {
+		r, ok := vi.chunks[key]
+		return ok && allowed.Contains(r.ord)
+	}
+	// Chunks allowed: an estimate from the entries' average chunk count.
+	per := 1.0
+	if n := len(vi.byEntry); n > 0 {
+		per = float64(len(vi.chunks)) / float64(n)
+	}
+	allowCount := max(1, int(float64(allowed.GetCardinality())*per))
+	k := depth
+	for {
+		hits, err := vi.g.Search(ctx, q, k, vector.SearchOptions{Allow: allow, AllowCount: allowCount})
+		if err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		best := map[uint32]vecHit{}
+		for _, h := range hits {
+			r := vi.chunks[h.Key]
+			c := vecHit{Distance: float64(h.Distance), Chunk: r.index, Start: r.start, End: r.end}
+			if b, ok := best[r.ord]; ok && (b.Distance < c.Distance || b.Distance == c.Distance && b.Start <= c.Start) {
+				continue
+			}
+			best[r.ord] = c
+		}
+		// Enough distinct entries, or every allowed chunk was returned.
+		if len(best) >= depth || len(hits) < k || k >= allowCount {
+			out := make([]vecHit, 0, len(best))
+			for ord, h := range best {
+				id, ok := vi.cat.ID(ord)
+				if !ok {
+					continue
+				}
+				h.ID = id
+				out = append(out, h)
+			}
+			slices.SortFunc(out, func(a, b vecHit) int {
+				if a.Distance != b.Distance {
+					if a.Distance < b.Distance {
+						return -1
+					}
+					return 1
+				}
+				if a.ID < b.ID {
+					return -1
+				}
+				if a.ID > b.ID {
+					return 1
+				}
+				return 0
+			})
+			return out[:min(len(out), depth)], nil
+		}
+		k *= 2
+	}
+}
+
+// allowedSet is the catalog's allowed set for acc and f (metadata
+// conditions already turned into f.IDs by the caller).
+func (vi *vecIndex) allowedSet(acc persist.Access, f persist.Filter) *roaring.Bitmap {
+	return vi.cat.Allowed(catalog.Query{
+		Principal: acc.Principal, Groups: acc.Groups,
+		ThreadID: f.ThreadID, Source: f.Source, ContentType: f.ContentType,
+		Tags: f.Tags, Start: f.Start, End: f.End, IDs: f.IDs,
+	})
+}
+
+// counts reports the readable entries with vectors and their chunks.
+func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
+	allowed := vi.allowedSet(acc, persist.Filter{})
+	vi.emu.RLock()
+	defer vi.emu.RUnlock()
+	for id, keys := range vi.byEntry {
+		if ord, ok := vi.cat.Ordinal(id); ok && allowed.Contains(ord) {
+			entries++
+			chunks += len(keys)
+		}
+	}
+	return entries, chunks
+}
+
+// afterCommit wakes the applier.
+func (vi *vecIndex) afterCommit(context.Context) {
+	select {
+	case vi.kick <- struct{}{}:
+	default:
+	}
+}
+
+// runApplier applies committed changes in the background until stop.
+func (vi *vecIndex) runApplier() {
+	vi.kick = make(chan struct{}, 1)
+	vi.quit = make(chan struct{})
+	vi.done = make(chan struct{})
+	go func() {
+		defer close(vi.done)
+		for {
+			select {
+			case <-vi.quit:
+				return
+			case <-vi.kick:
+				if vi.catchUp(context.Background()) == nil {
+					vi.maybeSnapshot()
+				}
+			}
+		}
+	}()
+}
+
+// maybeSnapshot writes a snapshot when enough changed since the last.
+func (vi *vecIndex) maybeSnapshot() {
+	vi.emu.RLock()
+	due := vi.changed >= snapEvery && time.Since(vi.lastSnap) >= snapGap
+	vi.emu.RUnlock()
+	if due {
+		_ = vi.writeSnapshot() // a failed background snapshot is retried later
+	}
+}
+
+// close stops the applier and writes the snapshot.
+func (vi *vecIndex) close() error {
+	if vi.quit != nil {
+		close(vi.quit)
+		<-vi.done
+		vi.quit = nil
+	}
+	return vi.writeSnapshot()
+}
+
+// writeSnapshot writes the graph to the index directory atomically
+// (temporary file, sync, rename).
+func (vi *vecIndex) writeSnapshot() error {
+	if vi.dir == "" {
+		return nil
+	}
+	vi.snapMu.Lock()
+	defer vi.snapMu.Unlock()
+	vi.emu.Lock()
+	vi.changed = 0
+	vi.emu.Unlock()
+	vi.lastSnap = time.Now()
+	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	tmp, err := os.CreateTemp(vi.dir, vectorSnapshotFile+".*")
+	if err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := vi.g.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(vi.dir, vectorSnapshotFile)); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	return nil
+}
