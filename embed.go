@@ -32,6 +32,9 @@ type embeddingStore interface {
 // empty Chunks removes them.
 type embeddingTx interface {
 	SetEmbeddings(ctx context.Context, id string, e persist.Embeddings) error
+	// AddEmbeddings stores the vectors of an entry inserted in the same
+	// transaction (nothing to replace).
+	AddEmbeddings(ctx context.Context, id string, e persist.Embeddings) error
 	HasEmbeddings(ctx context.Context, id string) (bool, error)
 }
 
@@ -154,6 +157,8 @@ func (e *Engine) writeEmbeddings(ctx context.Context, tx persist.Tx, id string, 
 		return nil
 	}
 	switch {
+	case g.emb != nil && !update:
+		return w.AddEmbeddings(ctx, id, *g.emb)
 	case g.emb != nil:
 		return w.SetEmbeddings(ctx, id, *g.emb)
 	case update && g.embHit == embeddingNone:

@@ -130,6 +130,26 @@ const sqlInsertChunk = `INSERT INTO embedding_chunks
 // does not exist is an error. The native search table, when it exists,
 // follows in the same transaction.
 func (t *tx) SetEmbeddings(ctx context.Context, id string, e persist.Embeddings) error {
+	return t.setEmbeddings(ctx, id, e, false)
+}
+
+// AddEmbeddings stores the vectors of an entry inserted in this
+// transaction, which has none yet: SetEmbeddings without the existence
+// check and the delete, the common case of every store.
+func (t *tx) AddEmbeddings(ctx context.Context, id string, e persist.Embeddings) error {
+	if len(e.Chunks) == 0 {
+		return nil
+	}
+	return t.setEmbeddings(ctx, id, e, true)
+}
+
+func (t *tx) setEmbeddings(ctx context.Context, id string, e persist.Embeddings, fresh bool) error {
+	if fresh {
+		if err := validateEmbeddings(e); err != nil {
+			return fmt.Errorf("sqlite: set embeddings of %s: %w", id, err)
+		}
+		return t.insertChunks(ctx, id, e)
+	}
 	if len(e.Chunks) > 0 {
 		if err := validateEmbeddings(e); err != nil {
 			return fmt.Errorf("sqlite: set embeddings of %s: %w", id, err)
@@ -151,6 +171,11 @@ func (t *tx) SetEmbeddings(ctx context.Context, id string, e persist.Embeddings)
 		}
 		return nil
 	}
+	return t.insertChunks(ctx, id, e)
+}
+
+// insertChunks writes the chunk rows and the metadata row of entry id.
+func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) error {
 	for i, c := range e.Chunks {
 		if _, err := t.exec(ctx, sqlInsertChunk, id, c.Index, c.Start, c.End, encodeVector(c.Vector)); err != nil {
 			return fmt.Errorf("sqlite: set embeddings: insert chunk %d: %w", i, err)
