@@ -81,8 +81,6 @@ type HybridStats struct {
 	RowsReturned     int         `json:"rows_returned"`
 	CandidatesFused  int         `json:"candidates_fused"`
 	SearchBackend    string      `json:"search_backend"`
-	AllowedEntries   *int        `json:"allowed_entries,omitempty"`
-	ExecutionOrder   []string    `json:"execution_order,omitempty"`
 	CandidateDepth   int         `json:"candidate_depth"`
 	OverfetchPerLeg  int         `json:"overfetch_per_leg"`
 	ORThreshold      int         `json:"fts_or_threshold"`

@@ -183,17 +183,16 @@ type SemanticResult struct {
 
 // SemanticStats are the explain_query statistics of a semantic search.
 type SemanticStats struct {
-	ExecutionTimeMS         float64 `json:"execution_time_ms"`
-	EmbeddingGenerationMS   float64 `json:"embedding_generation_ms"`
-	FiltersApplied          int     `json:"filters_applied"`
-	RowsReturned            int     `json:"rows_returned"`
-	Backend                 string  `json:"backend"`
-	SearchBackend           string  `json:"search_backend"`
-	Reranked                bool    `json:"reranked"`
-	RerankMS                float64 `json:"rerank_ms"`
-	QueryPlan               *string `json:"query_plan"`
-	CandidatesBeforeRerank  int     `json:"candidates_before_rerank"`
-	AllowedEntriesPrefilter *int    `json:"allowed_entries,omitempty"`
+	ExecutionTimeMS        float64 `json:"execution_time_ms"`
+	EmbeddingGenerationMS  float64 `json:"embedding_generation_ms"`
+	FiltersApplied         int     `json:"filters_applied"`
+	RowsReturned           int     `json:"rows_returned"`
+	Backend                string  `json:"backend"`
+	SearchBackend          string  `json:"search_backend"`
+	Reranked               bool    `json:"reranked"`
+	RerankMS               float64 `json:"rerank_ms"`
+	QueryPlan              *string `json:"query_plan"`
+	CandidatesBeforeRerank int     `json:"candidates_before_rerank"`
 }
 
 // SemanticSearchResponse is the result of semantic_search_context.
