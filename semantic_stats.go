@@ -8,17 +8,26 @@ import (
 )
 
 // SemanticStatus is the semantic_search block of get_statistics.
+// The figures are present only when search is available, so the block
+// takes the reference's three shapes: {enabled, available} when off,
+// {enabled, available, message} when it cannot run, and every figure when
+// it runs.
 type SemanticStatus struct {
-	Enabled               bool    `json:"enabled"`
-	Available             bool    `json:"available"`
-	Backend               string  `json:"backend,omitempty"`
-	Model                 string  `json:"model,omitempty"`
-	Dimensions            int     `json:"dimensions,omitempty"`
+	Enabled    bool   `json:"enabled"`
+	Available  bool   `json:"available"`
+	Backend    string `json:"backend,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Dimensions int    `json:"dimensions,omitempty"`
+	*SemanticFigures
+	Message string `json:"message,omitempty"`
+}
+
+// SemanticFigures are the counts of the semantic_search block.
+type SemanticFigures struct {
 	ContextCount          int     `json:"context_count"`
 	EmbeddingCount        int     `json:"embedding_count"`
 	AverageChunksPerEntry float64 `json:"average_chunks_per_entry"`
 	CoveragePercentage    float64 `json:"coverage_percentage"`
-	Message               string  `json:"message,omitempty"`
 }
 
 // ChunkingStatus is the chunking block of get_statistics.
@@ -46,20 +55,22 @@ func (e *Engine) semanticStatus(ctx context.Context, acc persist.Access, readabl
 	if sm == nil {
 		return SemanticStatus{}, nil
 	}
-	st := SemanticStatus{Enabled: sm.enabled, Available: sm.enabled && sm.unavailable == "", Message: sm.unavailable}
-	if !st.Enabled {
+	if !sm.enabled {
 		return SemanticStatus{}, nil
 	}
-	st.Backend, st.Model, st.Dimensions = sm.backend, sm.embedder.Model(), sm.embedder.Dim()
+	if sm.unavailable != "" {
+		return SemanticStatus{Enabled: true, Message: sm.unavailable}, nil
+	}
+	st := SemanticStatus{Enabled: true, Available: true, Backend: sm.backend, Model: sm.embedder.Model(), Dimensions: sm.embedder.Dim()}
 	entries, chunks, err := sm.store.EmbeddingCounts(ctx, acc)
 	if err != nil {
 		return st, err
 	}
-	st.ContextCount, st.EmbeddingCount = entries, chunks
+	f := &SemanticFigures{ContextCount: entries, EmbeddingCount: chunks, CoveragePercentage: coverage(entries, readable)}
 	if entries > 0 {
-		st.AverageChunksPerEntry = round2(float64(chunks) / float64(entries))
+		f.AverageChunksPerEntry = round2(float64(chunks) / float64(entries))
 	}
-	st.CoveragePercentage = coverage(entries, readable)
+	st.SemanticFigures = f
 	return st, nil
 }
 

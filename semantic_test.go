@@ -317,3 +317,45 @@ func TestHybridQueryFTSCannotParse(t *testing.T) {
 		})
 	}
 }
+
+func TestSemanticStatistics(t *testing.T) {
+	eng := semanticEngine(t, t.TempDir(), BackendInProcess)
+	defer eng.Close()
+	alice, bob := as("alice"), as("bob")
+	long := strings.Repeat("A sentence about vectors and chunks. ", 100) // 3,700 code points: 3 chunks
+	for _, c := range []struct {
+		ctx  context.Context
+		text string
+	}{{alice, "short text"}, {alice, long}, {bob, "bob's private text"}} {
+		if _, err := eng.Store(c.ctx, StoreRequest{ThreadID: "t", Source: "user", Text: c.text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := eng.Statistics(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := st.SemanticSearch
+	if !s.Enabled || !s.Available || s.SemanticFigures == nil || s.ContextCount != 2 || s.EmbeddingCount != 4 ||
+		s.AverageChunksPerEntry != 2 || s.CoveragePercentage != 100 || s.Dimensions != builtin.EmbedderDim {
+		t.Fatalf("semantic_search %+v figures %+v", s, s.SemanticFigures)
+	}
+	if !st.Chunking.Available || st.Chunking.ChunkSize != 1500 || st.Chunking.ChunkOverlap != 150 || st.Chunking.Aggregation != "max" {
+		t.Fatalf("chunking %+v", st.Chunking)
+	}
+	if st.EmbeddingsSizeMB == nil || st.EmbeddingsEstimated == nil || *st.EmbeddingsEstimated {
+		t.Fatalf("embeddings size %v estimated %v", st.EmbeddingsSizeMB, st.EmbeddingsEstimated)
+	}
+	plain, err := Open(alice, Config{DBPath: filepath.Join(t.TempDir(), "p.db"), FTS: FTSConfig{Progress: &strings.Builder{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ps, err := plain.Statistics(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps.SemanticSearch != (SemanticStatus{}) || ps.EmbeddingsSizeMB != nil {
+		t.Fatalf("without an embedder: %+v, size %v", ps.SemanticSearch, ps.EmbeddingsSizeMB)
+	}
+}
