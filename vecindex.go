@@ -146,7 +146,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	}
 	after := ""
 	for {
-		docs, err := vi.src.ScanIndexDocs(ctx, after, followBatch)
+		docs, err := scanAccess(ctx, vi.src, after, followBatch)
 		if err != nil {
 			return 0, 0, fmt.Errorf("vector index: scan entries: %w", err)
 		}
