@@ -208,7 +208,7 @@ type SemanticSearchResponse struct {
 	ValidationErrors []string         `json:"validation_errors,omitempty"`
 }
 
-// SemanticUnavailableMessage is the error of a semantic search that cannot
+// semanticUnavailable is the error of a semantic search that cannot
 // run (R-085).
 func (e *Engine) semanticUnavailable() error {
 	provider := e.cfg.Embedding.Provider
@@ -427,7 +427,7 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 	}
 	plan := ""
 	if explain {
-		plan = fmt.Sprintf("in-process HNSW (M=%d, efSearch=%d) over %d allowed entries; best chunk per entry", 16, 96, allowed.GetCardinality())
+		plan = fmt.Sprintf("in-process HNSW over the chunks of %d allowed entries (exact scan when the set is selective); best chunk per entry", allowed.GetCardinality())
 	}
 	return hits, plan, nil
 }
