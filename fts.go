@@ -61,6 +61,26 @@ type idFilterer interface {
 	FilterIDs(ctx context.Context, acc persist.Access, f persist.Filter) ([]string, error)
 }
 
+// fullTextTriggerDropper stops a database from maintaining its own
+// full-text index, which only the native backend reads; the native backend
+// restores and rebuilds it when it starts (fullTextLanguager).
+type fullTextTriggerDropper interface {
+	DropFullTextTriggers(ctx context.Context) error
+}
+
+// dropFullTextTriggers saves every write the native full-text index's
+// upkeep when this engine does not search it.
+func (e *Engine) dropFullTextTriggers(ctx context.Context) error {
+	d, ok := e.st.(fullTextTriggerDropper)
+	if !ok {
+		return nil
+	}
+	if err := d.DropFullTextTriggers(ctx); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	return nil
+}
+
 // The SQLite store serves both backends.
 var (
 	_ indexSource       = (*sqlite.Store)(nil)
@@ -68,6 +88,8 @@ var (
 	_ idFilterer        = (*sqlite.Store)(nil)
 	_ nativeFullText    = (*sqlite.Store)(nil)
 	_ fullTextLanguager = (*sqlite.Store)(nil)
+
+	_ fullTextTriggerDropper = (*sqlite.Store)(nil)
 )
 
 // fullText is the engine's full-text search: configuration and the backend
@@ -106,7 +128,7 @@ func (e *Engine) openFullText(ctx context.Context) error {
 	}
 	if !ft.enabled {
 		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
-		return nil
+		return e.dropFullTextTriggers(ctx)
 	}
 	ft.ids, _ = e.st.(idFilterer)
 	switch ft.backend {
@@ -126,6 +148,9 @@ func (e *Engine) openFullText(ctx context.Context) error {
 	case BackendInProcess:
 	default:
 		return invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
+	}
+	if err := e.dropFullTextTriggers(ctx); err != nil {
+		return err
 	}
 	src, ok := e.st.(indexSource)
 	if !ok || ft.ids == nil {

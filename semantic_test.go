@@ -359,3 +359,42 @@ func TestSemanticStatistics(t *testing.T) {
 		t.Fatalf("without an embedder: %+v, size %v", ps.SemanticSearch, ps.EmbeddingsSizeMB)
 	}
 }
+
+// TestNativeFullTextAfterInProcessWrites: an in-process engine drops the
+// FTS5 triggers; a native engine on the same database, started before or
+// after, still finds every entry (the table is restored and rebuilt).
+func TestNativeFullTextAfterInProcessWrites(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ctx.db")
+	alice := as("alice")
+	open := func(backend string) *Engine {
+		eng, err := Open(alice, Config{DBPath: db, FTS: FTSConfig{Backend: backend, Progress: &strings.Builder{}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	native := open(BackendNative)
+	defer native.Close()
+	inproc := open(BackendInProcess)
+	defer inproc.Close()
+	for _, text := range []string{"first lantern note", "second lantern note"} {
+		if _, err := inproc.Store(alice, StoreRequest{ThreadID: "t", Source: "user", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, eng := range []*Engine{native, inproc} {
+		res, err := eng.FTSSearch(alice, FTSSearchRequest{Query: "lantern", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Count != 2 {
+			t.Fatalf("%s backend found %d entries, want 2", eng.fts.backend, res.Count)
+		}
+	}
+	late := open(BackendNative)
+	defer late.Close()
+	res, err := late.FTSSearch(alice, FTSSearchRequest{Query: "note", Limit: 10})
+	if err != nil || res.Count != 2 {
+		t.Fatalf("native engine started later: %+v, %v", res, err)
+	}
+}

@@ -132,6 +132,11 @@ func (s *Store) FullTextSearch(ctx context.Context, acc persist.Access, q persis
 		// FTS5 reads NUL as the end of the query string.
 		return persist.FullTextResult{}, ErrNULQuery
 	}
+	// Another process searching in-process may have dropped the triggers
+	// that keep the table current.
+	if err := s.ensureFullTextTriggers(ctx); err != nil {
+		return persist.FullTextResult{}, err
+	}
 	expr := FTS5Expression(q.Query, q.Mode, q.Language)
 	res, err := s.fts5(ctx, acc, q, expr)
 	if err != nil && q.Mode == persist.FullTextBoolean && isFTS5SyntaxError(err) {
@@ -256,7 +261,7 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 		return fmt.Errorf("sqlite: read full-text table: %w", err)
 	}
 	if strings.Contains(ddl, "'"+want+"'") {
-		return nil
+		return s.ensureFullTextTriggers(ctx)
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -275,7 +280,7 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: rebuild full-text table: %w", err)
 	}
-	return nil
+	return s.ensureFullTextTriggers(ctx)
 }
 
 // accessCols are entryCols without the text, metadata and summary: what
