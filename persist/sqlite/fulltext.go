@@ -263,22 +263,13 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 	if strings.Contains(ddl, "'"+want+"'") {
 		return s.ensureFullTextTriggers(ctx)
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: rebuild full-text table: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	for _, stmt := range []string{
+	err := s.ddl(ctx, "rebuild full-text table", []string{
 		`DROP TABLE context_entries_fts`,
 		`CREATE VIRTUAL TABLE context_entries_fts USING fts5(text_content, content = 'context_entries', content_rowid = 'rowid_int', tokenize = '` + want + `')`,
 		`INSERT INTO context_entries_fts (context_entries_fts) VALUES ('rebuild')`,
-	} {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("sqlite: rebuild full-text table: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: rebuild full-text table: %w", err)
+	})
+	if err != nil {
+		return err
 	}
 	return s.ensureFullTextTriggers(ctx)
 }
