@@ -89,6 +89,10 @@ type Index struct {
 	view sync.RWMutex
 	cat  *catalog.Catalog
 	ords ordCache
+
+	// noPrune selects candidates with the whole disjunction (prune.go):
+	// the oracle of the pruning test.
+	noPrune bool
 }
 
 // Fresh reports that the index was created empty (no snapshot, or one that

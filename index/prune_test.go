@@ -1,0 +1,100 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPruneAgainstExactBM25: term pruning leaves the common words out of
+// candidate selection and still ranks exactly like BM25 when the selected
+// terms' documents fit the pool (here they do). The oracle is the exact
+// ranking: every match rescored (a depth as large as the collection). The
+// unpruned selection, whose pool Bleve's own score picks, must stay close
+// (at least 90 of the top 100 ranks). The collection makes pruning apply: every
+// document holds the common words, a fraction of them each rare word.
+func TestPruneAgainstExactBM25(t *testing.T) {
+	ix := pruneTestIndex(t)
+	defer ix.Close()
+	ctx := context.Background()
+	for _, q := range pruneTestQueries {
+		t.Run(q, func(t *testing.T) {
+			search := func(size int, prune bool) Result {
+				ix.noPrune = !prune
+				defer func() { ix.noPrune = false }()
+				r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: size, Explain: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			exact := search(len(pruneTestDocs), false).Hits
+			for _, prune := range []bool{true, false} {
+				r := search(100, prune)
+				same := 0
+				for i, h := range r.Hits {
+					if h.ID == exact[i].ID && h.Score == exact[i].Score {
+						same++
+					}
+				}
+				switch {
+				case prune && same != 100:
+					t.Fatalf("pruned: %d of the top 100 match the exact BM25 ranking, want all", same)
+				case prune && strings.Contains(r.Plan, `"system"`):
+					t.Fatalf("pruning kept the common word in the selection: %s", r.Plan)
+				case !prune && same < 90:
+					t.Fatalf("unpruned: only %d of the top 100 match the exact BM25 ranking", same)
+				}
+			}
+		})
+	}
+}
+
+var pruneTestQueries = []string{
+	`"turbine" OR "system" OR "value" OR "number"`,
+	`"nozzle" OR "vortex" OR "system" OR "result" OR "value"`,
+	`"plasma" OR "stator" OR "rotor" OR "number" OR "system"`,
+	`"flutter" OR "shock" OR "turbine" OR "value" OR "result" OR "number"`,
+}
+
+// pruneTestDocs is the size of the pruning test collection.
+var pruneTestDocs = make([]struct{}, 1500)
+
+func pruneTestIndex(t *testing.T) *Index {
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	common := []string{"system", "value", "number", "result"}
+	rare := []string{"turbine", "nozzle", "vortex", "plasma", "stator", "rotor", "flutter", "shock"}
+	var docs []Doc
+	for i := range pruneTestDocs {
+		var w []string
+		for _, c := range common {
+			for range 1 + rng.IntN(3) {
+				w = append(w, c)
+			}
+		}
+		for j, r := range rare {
+			if rng.IntN(len(rare)+j) < 3 {
+				for range 1 + rng.IntN(4) {
+					w = append(w, r)
+				}
+			}
+		}
+		for range rng.IntN(40) {
+			w = append(w, fmt.Sprintf("filler%d", rng.IntN(300)))
+		}
+		rng.Shuffle(len(w), func(a, b int) { w[a], w[b] = w[b], w[a] })
+		docs = append(docs, Doc{ID: fmt.Sprintf("%032x", i), Text: strings.Join(w, " "), Owner: "p",
+			ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+	}
+	if err := ix.Apply(context.Background(), docs, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
