@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlite"
 )
 
 // followChanges applies the change-log rows after the watermark wm in
@@ -39,21 +38,4 @@ func followChanges(ctx context.Context, st persist.Store, wm int64, what string,
 			return wm, nil
 		}
 	}
-}
-
-// accessScanner reads entries without their text: enough for an index's
-// access catalog, and far less to read at start-up.
-type accessScanner interface {
-	ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error)
-}
-
-var _ accessScanner = (*sqlite.Store)(nil)
-
-// scanAccess pages through every entry for an access catalog: without the
-// text when the store can, whole otherwise.
-func scanAccess(ctx context.Context, src indexSource, afterID string, limit int) ([]persist.IndexDoc, error) {
-	if a, ok := src.(accessScanner); ok {
-		return a.ScanAccessDocs(ctx, afterID, limit)
-	}
-	return src.ScanIndexDocs(ctx, afterID, limit)
 }

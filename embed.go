@@ -18,26 +18,6 @@ import (
 // the model and dimension the vectors came from; an engine configured with
 // another refuses to start rather than mix incomparable vectors.
 
-// embeddingStore is a database that keeps chunk vectors.
-type embeddingStore interface {
-	EmbeddingModel(ctx context.Context) (persist.EmbeddingModel, bool, error)
-	SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel) error
-	VectorDocs(ctx context.Context, ids []string) ([]persist.VectorDoc, error)
-	ScanVectorDocs(ctx context.Context, afterID string, limit int) ([]persist.VectorDoc, error)
-	EmbeddingCounts(ctx context.Context, acc persist.Access) (entries, chunks int, err error)
-	EmbeddingBytes(ctx context.Context) (int64, error)
-}
-
-// embeddingTx writes the vectors of an entry inside a write transaction;
-// empty Chunks removes them.
-type embeddingTx interface {
-	SetEmbeddings(ctx context.Context, id string, e persist.Embeddings) error
-	// AddEmbeddings stores the vectors of an entry inserted in the same
-	// transaction (nothing to replace).
-	AddEmbeddings(ctx context.Context, id string, e persist.Embeddings) error
-	HasEmbeddings(ctx context.Context, id string) (bool, error)
-}
-
 // embeddingOutcome says what happened to the vectors of an entry.
 type embeddingOutcome int
 
@@ -50,10 +30,6 @@ const (
 // ReembedCommand is the command that regenerates every stored vector with
 // the configured model; the start-up mismatch error names it.
 const ReembedCommand = "contextd reembed"
-
-// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
-// whose embedding model or dimension differs from the stored vectors'.
-var ErrEmbeddingModelChanged = errors.New("embedding model changed")
 
 // embedder returns the configured embedder, nil when embeddings are off.
 func (e *Engine) embedder() Embedder {
@@ -152,17 +128,16 @@ func checkVector(v []float32, dim int) error {
 // writeEmbeddings stores the generated vectors of entry id inside tx. An
 // update whose text changed without an embedder removes the stale ones.
 func (e *Engine) writeEmbeddings(ctx context.Context, tx persist.Tx, id string, g *generation, update bool) error {
-	w, ok := tx.(embeddingTx)
-	if !ok || g == nil {
+	if g == nil {
 		return nil
 	}
 	switch {
 	case g.emb != nil && !update:
-		return w.AddEmbeddings(ctx, id, *g.emb)
+		return tx.AddEmbeddings(ctx, id, *g.emb)
 	case g.emb != nil:
-		return w.SetEmbeddings(ctx, id, *g.emb)
+		return tx.SetEmbeddings(ctx, id, *g.emb)
 	case update && g.embHit == embeddingNone:
-		return w.SetEmbeddings(ctx, id, persist.Embeddings{})
+		return tx.SetEmbeddings(ctx, id, persist.Embeddings{})
 	}
 	return nil
 }
@@ -171,15 +146,14 @@ func (e *Engine) writeEmbeddings(ctx context.Context, tx persist.Tx, id string, 
 // id: generated vectors are stored only when the candidate has none (its
 // text is the same, so its vectors stand). stored reports a write.
 func (e *Engine) mergeEmbeddings(ctx context.Context, tx persist.Tx, id string, g *generation) (stored bool, err error) {
-	w, ok := tx.(embeddingTx)
-	if !ok || g == nil || g.emb == nil {
+	if g == nil || g.emb == nil {
 		return false, nil
 	}
-	has, err := w.HasEmbeddings(ctx, id)
+	has, err := tx.HasEmbeddings(ctx, id)
 	if err != nil || has {
 		return false, err
 	}
-	return true, w.SetEmbeddings(ctx, id, *g.emb)
+	return true, tx.SetEmbeddings(ctx, id, *g.emb)
 }
 
 // hasEmbeddings reports whether entry id has stored vectors.

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/rerank"
 )
 
@@ -45,12 +44,24 @@ var DefaultIndexedFields = []IndexedField{
 // Config configures an Engine. The zero value of every field means its
 // documented default.
 type Config struct {
-	// Store is the database; when nil, Open opens SQLite at DBPath.
+	// Store is the database; when nil, Open opens the one Storage names.
 	Store persist.Store
-	// DBPath is the SQLite file (default ~/.mcp/context_storage.db).
+	// DBPath is the database file of a file-backed store (DB_PATH,
+	// default ~/.mcp/context_storage.db).
 	DBPath string
-	// SQLite tunes the SQLite store opened from DBPath.
-	SQLite sqlite.Options
+	// Storage selects the store Open opens when Store is nil: Backend
+	// (STORAGE_BACKEND, default "sqlite"), URL, and backend Options such
+	// as sqlite.Options; Path defaults to DBPath. The backend must be
+	// linked in: package config and cmd/contextd link SQLite, a library
+	// user imports it (import _ "github.com/contextd/contextd/persist/sqlite").
+	Storage persist.OpenConfig
+	// IndexPath is the path prefix of the in-process index snapshots
+	// (<IndexPath>.index for full text, <IndexPath>.vectors for vectors),
+	// for any store. Default: the database file when Open opens a
+	// file-backed store; otherwise empty, which keeps the indexes in
+	// memory (rebuilt from SQL at each start). FTS.IndexDir and
+	// Embedding.IndexDir override it per index.
+	IndexPath string
 
 	// DefaultVisibility applies when a store names none (default private).
 	DefaultVisibility string
@@ -95,16 +106,17 @@ type Config struct {
 
 // Engine is an open contextd engine. It is safe for concurrent use.
 type Engine struct {
-	cfg     Config
-	st      persist.Store
-	ownsSt  bool
-	now     func() time.Time
-	newID   func() string
-	indexed map[string]string
-	gen     *generator
-	fts     *fullText
-	vec     *semantic
-	hooks   []func(ctx context.Context) // after-commit hooks of the indexes
+	cfg       Config
+	st        persist.Store
+	ownsSt    bool
+	indexPath string // see Config.IndexPath
+	now       func() time.Time
+	newID     func() string
+	indexed   map[string]string
+	gen       *generator
+	fts       *fullText
+	vec       *semantic
+	hooks     []func(ctx context.Context) // after-commit hooks of the indexes
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -148,21 +160,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	for _, f := range cfg.IndexedFields {
 		e.indexed[f.Name] = f.Type
 	}
+	e.indexPath = cfg.IndexPath
 	if e.st == nil {
-		path := cfg.DBPath
-		if path == "" {
-			var err error
-			if path, err = DefaultDBPath(); err != nil {
-				return nil, err
-			}
+		if err := e.openStore(ctx); err != nil {
+			return nil, err
 		}
-		opts := cfg.SQLite
-		opts.Path = path
-		st, err := sqlite.Open(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("open database: %w", err)
-		}
-		e.st, e.ownsSt = st, true
 	}
 	if err := e.openFullText(ctx); err != nil {
 		if e.ownsSt {
@@ -178,6 +180,36 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// openStore opens the store cfg.Storage names, a file-backed one at DBPath
+// by default, and derives the index snapshot paths from its file.
+func (e *Engine) openStore(ctx context.Context) error {
+	oc := e.cfg.Storage
+	if oc.Backend == "" {
+		oc.Backend = DefaultStorageBackend
+	}
+	if oc.Path == "" && oc.URL == "" {
+		oc.Path = e.cfg.DBPath
+		if oc.Path == "" {
+			var err error
+			if oc.Path, err = DefaultDBPath(); err != nil {
+				return err
+			}
+		}
+	}
+	st, err := persist.Open(ctx, oc)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	e.st, e.ownsSt = st, true
+	if e.indexPath == "" && oc.Path != "" && oc.Path != ":memory:" {
+		e.indexPath = oc.Path
+	}
+	return nil
+}
+
+// DefaultStorageBackend is the STORAGE_BACKEND of an empty Config.
+const DefaultStorageBackend = "sqlite"
+
 // wireReranker gives the built-in lexical reranker the collection
 // statistics of the in-process full-text index, so it weighs query terms
 // by their rarity in the whole collection rather than among 100 passages.
@@ -190,22 +222,16 @@ func (e *Engine) wireReranker() {
 	case e.fts.ix != nil:
 		e.cfg.Rerank.Reranker = rerank.Lexical{Stats: e.fts.ix}
 	case e.fts.native != nil:
-		if st, ok := e.st.(rerank.DocFreqs); ok {
-			e.cfg.Rerank.Reranker = rerank.Lexical{Stats: st}
-		}
+		e.cfg.Rerank.Reranker = rerank.Lexical{Stats: e.fts.native}
 	}
 }
 
 // addCommitHook runs fn after every committed write, beside the hooks
 // added before it (the store holds one hook; the engine fans it out).
 func (e *Engine) addCommitHook(fn func(ctx context.Context)) {
-	h, ok := e.st.(commitHooker)
-	if !ok {
-		return
-	}
 	e.hooks = append(e.hooks, fn)
 	hooks := slices.Clone(e.hooks)
-	h.AfterCommit(func(ctx context.Context) {
+	e.st.AfterCommit(func(ctx context.Context) {
 		for _, f := range hooks {
 			f(ctx)
 		}
@@ -214,9 +240,7 @@ func (e *Engine) addCommitHook(fn func(ctx context.Context)) {
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {
-	if h, ok := e.st.(commitHooker); ok {
-		h.AfterCommit(nil)
-	}
+	e.st.AfterCommit(nil)
 	err := errors.Join(e.closeSemantic(), e.closeFullText())
 	if e.ownsSt {
 		return errors.Join(err, e.st.Close())
@@ -227,7 +251,7 @@ func (e *Engine) Close() error {
 // Backend names the storage backend ("sqlite" or "postgresql").
 func (e *Engine) Backend() string { return e.st.Backend() }
 
-// Store returns the underlying persistence layer.
+// Persist returns the underlying store.
 func (e *Engine) Persist() persist.Store { return e.st }
 
 // Visibilities.

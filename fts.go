@@ -10,7 +10,6 @@ import (
 
 	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlite"
 )
 
 // Full-text search backends (SEARCH_BACKEND).
@@ -43,36 +42,11 @@ type FTSConfig struct {
 	Progress io.Writer
 }
 
-// nativeFullText is a database that searches its own full-text index
-// (SEARCH_BACKEND=native).
-type nativeFullText interface {
-	FullTextSearch(ctx context.Context, acc persist.Access, q persist.FullTextQuery) (persist.FullTextResult, error)
-}
-
-// fullTextLanguager sets the language of a database's own full-text index
-// (SQLite: the FTS5 tokenizer), rebuilding it when the language changed.
-type fullTextLanguager interface {
-	EnsureFullTextLanguage(ctx context.Context, language string) error
-}
-
-// idFilterer returns the ids of readable entries matching a filter: the
-// allowed set of filters only SQL evaluates (metadata).
-type idFilterer interface {
-	FilterIDs(ctx context.Context, acc persist.Access, f persist.Filter) ([]string, error)
-}
-
-// fullTextTriggerDropper stops a database from maintaining its own
-// full-text index, which only the native backend reads; the native backend
-// restores and rebuilds it when it starts (fullTextLanguager).
-type fullTextTriggerDropper interface {
-	DropFullTextTriggers(ctx context.Context) error
-}
-
 // dropFullTextTriggers saves every write the native full-text index's
 // upkeep when this engine does not search it.
 func (e *Engine) dropFullTextTriggers(ctx context.Context) error {
-	d, ok := e.st.(fullTextTriggerDropper)
-	if !ok {
+	d := e.st.Native().FullText
+	if d == nil {
 		return nil
 	}
 	if err := d.DropFullTextTriggers(ctx); err != nil {
@@ -81,17 +55,6 @@ func (e *Engine) dropFullTextTriggers(ctx context.Context) error {
 	return nil
 }
 
-// The SQLite store serves both backends.
-var (
-	_ indexSource       = (*sqlite.Store)(nil)
-	_ commitHooker      = (*sqlite.Store)(nil)
-	_ idFilterer        = (*sqlite.Store)(nil)
-	_ nativeFullText    = (*sqlite.Store)(nil)
-	_ fullTextLanguager = (*sqlite.Store)(nil)
-
-	_ fullTextTriggerDropper = (*sqlite.Store)(nil)
-)
-
 // fullText is the engine's full-text search: configuration and the backend
 // serving it.
 type fullText struct {
@@ -99,10 +62,14 @@ type fullText struct {
 	backend     string
 	lang        string
 	unavailable string // why search cannot run, "" when it can
-	native      nativeFullText
-	ids         idFilterer
+	native      persist.NativeFullText
 	ix          *index.Index
 	follow      *follower
+}
+
+// nativeHighlights reports a native engine that highlights its hits.
+func (ft *fullText) nativeHighlights() bool {
+	return ft.native != nil && ft.native.FullTextInfo().Highlights
 }
 
 // openFullText sets up the configured backend. A store that cannot serve
@@ -130,18 +97,15 @@ func (e *Engine) openFullText(ctx context.Context) error {
 		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
 		return e.dropFullTextTriggers(ctx)
 	}
-	ft.ids, _ = e.st.(idFilterer)
 	switch ft.backend {
 	case BackendNative:
-		n, ok := e.st.(nativeFullText)
-		if !ok {
+		n := e.st.Native().FullText
+		if n == nil {
 			ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
 			return nil
 		}
-		if l, ok := e.st.(fullTextLanguager); ok {
-			if err := l.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
-				return fmt.Errorf("full-text language: %w", err)
-			}
+		if err := n.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
+			return fmt.Errorf("full-text language: %w", err)
 		}
 		ft.native = n
 		return nil
@@ -152,30 +116,23 @@ func (e *Engine) openFullText(ctx context.Context) error {
 	if err := e.dropFullTextTriggers(ctx); err != nil {
 		return err
 	}
-	src, ok := e.st.(indexSource)
-	if !ok || ft.ids == nil {
-		ft.unavailable = "Full-text search is not available: the storage backend cannot feed the in-process index"
-		return nil
-	}
 	dir := c.IndexDir
-	if dir == "" && e.ownsSt && e.cfg.DBPath != "" && e.cfg.DBPath != ":memory:" {
-		dir = e.cfg.DBPath + ".index"
+	if dir == "" && e.indexPath != "" {
+		dir = e.indexPath + ".index"
 	}
 	ix, err := index.Open(index.Options{Dir: dir, Language: ft.lang})
 	if err != nil {
 		return fmt.Errorf("open full-text index: %w", err)
 	}
 	ft.ix = ix
-	ft.follow = &follower{st: e.st, src: src, ix: ix, progress: defaultProgress(c.Progress)}
+	ft.follow = &follower{st: e.st, ix: ix, progress: defaultProgress(c.Progress)}
 	if err := ft.follow.start(ctx); err != nil {
 		_ = ix.Close()
 		ft.ix = nil
 		return err
 	}
-	if _, ok := e.st.(commitHooker); ok {
-		ft.follow.runApplier()
-		e.addCommitHook(ft.follow.afterCommit)
-	}
+	ft.follow.runApplier()
+	e.addCommitHook(ft.follow.afterCommit)
 	return nil
 }
 
@@ -184,9 +141,7 @@ func (e *Engine) closeFullText() error {
 	if e.fts == nil || e.fts.ix == nil {
 		return nil
 	}
-	if h, ok := e.st.(commitHooker); ok {
-		h.AfterCommit(nil)
-	}
+	e.st.AfterCommit(nil)
 	e.fts.follow.stop()
 	err := e.fts.ix.Close()
 	e.fts.ix = nil
@@ -334,8 +289,8 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	}
 	reranking := e.cfg.Rerank.Reranker != nil
 	// The in-process index computes reranker passages from the hits' text;
-	// the native one needs FTS5's highlight for them.
-	highlight := req.Highlight || reranking && e.fts.native != nil
+	// a native engine's own highlight places them when it has one.
+	highlight := req.Highlight || reranking && e.fts.nativeHighlights()
 	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rankDepth, highlight, req.ExplainQuery)
 	if err != nil {
 		return nil, err
@@ -441,7 +396,7 @@ func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter
 	if len(f.Meta) > 0 {
 		// Metadata conditions are SQL's: their readable matches become
 		// part of the allowed set.
-		ids, err := ft.ids.FilterIDs(ctx, acc, f.Filter)
+		ids, err := e.st.FilterIDs(ctx, acc, f.Filter)
 		if err != nil {
 			return nil, "", fmt.Errorf("fts search: %w", err)
 		}
@@ -487,7 +442,7 @@ func (e *Engine) ftsStatus(ctx context.Context, acc persist.Access, readable int
 	case ft.native != nil:
 		// The FTS5 table is written by triggers in every writing
 		// transaction: it holds exactly the stored entries.
-		st.Engine = "sqlite fts5 (bm25)"
+		st.Engine = ft.native.FullTextInfo().Engine
 		st.IndexedEntries = readable
 	case ft.ix != nil:
 		st.Engine = "bleve scorch (bm25)"

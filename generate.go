@@ -277,11 +277,7 @@ func writeNodes(ctx context.Context, tx persist.Tx, id string, g *generation) er
 	if g == nil || !g.replaceNodes {
 		return nil
 	}
-	w, ok := tx.(persist.NodeSummaryWriter)
-	if !ok {
-		return nil
-	}
-	return w.ReplaceNodeSummaries(ctx, id, g.nodes)
+	return tx.ReplaceNodeSummaries(ctx, id, g.nodes)
 }
 
 // errRegenerate rolls back a store whose pre-checked deduplication merge

@@ -247,9 +247,9 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	}
 	legDepth := rankDepth * hc.Overfetch
 	ftsQuery, ftsMode, significant := adaptiveFTSQuery(req.Query, hc.ORThreshold)
-	// Native full-text hits need FTS5's highlight for reranker passages;
-	// in-process ones compute them from the text.
-	highlight := e.cfg.Rerank.Reranker != nil && e.fts.native != nil
+	// Native full-text hits take reranker passages from the engine's own
+	// highlight; in-process ones compute them from the text.
+	highlight := e.cfg.Rerank.Reranker != nil && e.fts.nativeHighlights()
 
 	var (
 		wg                 sync.WaitGroup

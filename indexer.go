@@ -19,20 +19,6 @@ import (
 // rebuilt from SQL with progress on stderr. The index never writes SQL, so
 // an index failure can never modify the database.
 
-// indexSource is what the follower reads from the database: entries with
-// their grants, unrestricted by access (an index holds every entry and
-// filters at search time), and the change-log head.
-type indexSource interface {
-	IndexDocs(ctx context.Context, ids []string) ([]persist.IndexDoc, error)
-	ScanIndexDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error)
-	LastSeq(ctx context.Context) (int64, error)
-}
-
-// commitHooker runs a function after each committed write.
-type commitHooker interface {
-	AfterCommit(fn func(ctx context.Context))
-}
-
 // followBatch is the number of change-log rows (and rebuild entries)
 // applied per index batch.
 const followBatch = 1000
@@ -40,7 +26,6 @@ const followBatch = 1000
 // follower applies the change log to an index.
 type follower struct {
 	st       persist.Store
-	src      indexSource
 	ix       *index.Index
 	progress io.Writer
 
@@ -83,7 +68,7 @@ func (f *follower) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	head, err := f.src.LastSeq(ctx)
+	head, err := f.st.LastSeq(ctx)
 	if err != nil {
 		return fmt.Errorf("full-text index: %w", err)
 	}
@@ -114,7 +99,7 @@ func (f *follower) rebuild(ctx context.Context, why string, reset bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	began := time.Now()
-	head, err := f.src.LastSeq(ctx)
+	head, err := f.st.LastSeq(ctx)
 	if err != nil {
 		return fmt.Errorf("full-text index: %w", err)
 	}
@@ -129,7 +114,7 @@ func (f *follower) rebuild(ctx context.Context, why string, reset bool) error {
 	}
 	after, n := "", 0
 	for {
-		docs, err := f.src.ScanIndexDocs(ctx, after, followBatch)
+		docs, err := f.st.ScanIndexDocs(ctx, after, followBatch)
 		if err != nil {
 			return fmt.Errorf("full-text index: rebuild: %w", err)
 		}
@@ -167,7 +152,7 @@ func (f *follower) catchUp(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	wm, err := followChanges(ctx, f.st, f.wm, "full-text index", func(ids []string, last int64) error {
-		docs, err := f.src.IndexDocs(ctx, ids)
+		docs, err := f.st.IndexDocs(ctx, ids)
 		if err != nil {
 			return fmt.Errorf("full-text index: read entries: %w", err)
 		}

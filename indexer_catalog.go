@@ -18,7 +18,7 @@ func (f *follower) loadCatalog(ctx context.Context) error {
 	began := time.Now()
 	after, n := "", 0
 	for {
-		docs, err := scanAccess(ctx, f.src, after, followBatch)
+		docs, err := f.st.ScanAccessDocs(ctx, after, followBatch)
 		if err != nil {
 			return fmt.Errorf("full-text index: load access catalog: %w", err)
 		}

@@ -25,17 +25,13 @@ func (e *Engine) Reembed(ctx context.Context, progress io.Writer) (int, error) {
 	if !e.cfg.Embedding.Reembed {
 		return 0, errors.New("reembed: the engine was not opened for re-embedding (EmbeddingConfig.Reembed)")
 	}
-	src, ok := e.st.(indexSource)
-	if !ok {
-		return 0, fmt.Errorf("reembed: the %s store cannot list its entries", e.st.Backend())
-	}
 	if progress == nil {
 		progress = io.Discard
 	}
 	began := time.Now()
 	after, n := "", 0
 	for {
-		docs, err := src.ScanIndexDocs(ctx, after, rankDepth)
+		docs, err := e.st.ScanIndexDocs(ctx, after, rankDepth)
 		if err != nil {
 			return n, fmt.Errorf("reembed: %w", err)
 		}
@@ -49,12 +45,8 @@ func (e *Engine) Reembed(ctx context.Context, progress io.Writer) (int, error) {
 			}
 		}
 		err = e.st.Write(ctx, func(tx persist.Tx) error {
-			w, ok := tx.(embeddingTx)
-			if !ok {
-				return fmt.Errorf("the %s store cannot keep vectors", e.st.Backend())
-			}
 			for i := range docs {
-				if err := w.SetEmbeddings(ctx, docs[i].ID, *embs[i]); err != nil {
+				if err := tx.SetEmbeddings(ctx, docs[i].ID, *embs[i]); err != nil {
 					return fmt.Errorf("entry %s: %w", docs[i].ID, err)
 				}
 			}

@@ -8,34 +8,20 @@ import (
 
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/rerank"
 )
-
-// nativeVectors is a database that searches its own vector index
-// (SEARCH_BACKEND=native: sqlite-vec).
-type nativeVectors interface {
-	EnsureVectorTable(ctx context.Context, dim int) error
-	VectorSearch(ctx context.Context, acc persist.Access, q persist.VectorQuery) (persist.VectorResult, error)
-}
-
-// vectorTableDropper drops the database's own vector index, which the
-// in-process backend does not want maintained on every write.
-type vectorTableDropper interface {
-	DropVectorTable(ctx context.Context) error
-}
 
 // semantic is the engine's embedding and vector-search state.
 type semantic struct {
 	embedder Embedder
 	sem      chan struct{} // EMBEDDING_MAX_CONCURRENT
-	store    embeddingStore
+	store    persist.VectorStore
 	backend  string
 	// enabled is ENABLE_SEMANTIC_SEARCH != false with an embedder;
 	// unavailable says why search cannot run ("" when it can).
 	enabled     bool
 	unavailable string
-	native      nativeVectors
+	native      persist.NativeVectors
 	ix          *vecIndex
 }
 
@@ -71,11 +57,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	if sm.backend == "" {
 		sm.backend = BackendInProcess
 	}
-	st, ok := e.st.(embeddingStore)
-	if !ok {
-		return fmt.Errorf("embeddings: the %s store cannot keep vectors", e.st.Backend())
-	}
-	sm.store = st
+	sm.store = e.st
 	if c.Reembed {
 		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd reembed)"
 		return nil
@@ -91,8 +73,8 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	dim := c.Embedder.Dim()
 	switch sm.backend {
 	case BackendNative:
-		nv, ok := e.st.(nativeVectors)
-		if !ok {
+		nv := e.st.Native().Vectors
+		if nv == nil {
 			sm.unavailable = "Semantic search is not available: the storage backend has no native vector search (SEARCH_BACKEND=native)"
 			return nil
 		}
@@ -105,29 +87,22 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	default:
 		return invalidf("SEARCH_BACKEND must be in-process or native, got %q", sm.backend)
 	}
-	if d, ok := e.st.(vectorTableDropper); ok {
-		if err := d.DropVectorTable(ctx); err != nil {
+	if nv := e.st.Native().Vectors; nv != nil {
+		if err := nv.DropVectorTable(ctx); err != nil {
 			return fmt.Errorf("native vector table: %w", err)
 		}
 	}
-	src, ok := e.st.(indexSource)
-	if !ok {
-		sm.unavailable = "Semantic search is not available: the storage backend cannot feed the in-process vector index"
-		return nil
-	}
 	dir := c.IndexDir
-	if dir == "" && e.ownsSt && e.cfg.DBPath != "" && e.cfg.DBPath != ":memory:" {
-		dir = e.cfg.DBPath + ".vectors"
+	if dir == "" && e.indexPath != "" {
+		dir = e.indexPath + ".vectors"
 	}
-	ix, err := openVecIndex(ctx, e.st, src, st, dim, dir, defaultProgress(e.cfg.FTS.Progress))
+	ix, err := openVecIndex(ctx, e.st, dim, dir, defaultProgress(e.cfg.FTS.Progress))
 	if err != nil {
 		return err
 	}
 	sm.ix = ix
-	if _, ok := e.st.(commitHooker); ok {
-		ix.runApplier()
-		e.addCommitHook(ix.afterCommit)
-	}
+	ix.runApplier()
+	e.addCommitHook(ix.afterCommit)
 	return nil
 }
 
@@ -334,13 +309,6 @@ func rankedIDs(rs []rankedEntry) []string {
 	return ids
 }
 
-// textReader reads only the text of readable entries.
-type textReader interface {
-	Texts(ctx context.Context, acc persist.Access, ids []string) (map[string]string, error)
-}
-
-var _ textReader = (*sqlite.Store)(nil)
-
 // rerankCandidates reranks a ranking when a reranker is configured: each
 // candidate's passage is built from its text by passage, and candidates
 // deleted since the ranking drop out. It returns the new ranking and
@@ -349,21 +317,9 @@ func (e *Engine) rerankCandidates(ctx context.Context, acc persist.Access, query
 	if e.cfg.Rerank.Reranker == nil || len(ranked) == 0 {
 		return ranked, false, nil
 	}
-	var texts map[string]string
-	if tr, ok := e.st.(textReader); ok {
-		var err error
-		if texts, err = tr.Texts(ctx, acc, rankedIDs(ranked)); err != nil {
-			return nil, false, err
-		}
-	} else {
-		ents, err := e.loadRanked(ctx, acc, rankedIDs(ranked), false)
-		if err != nil {
-			return nil, false, err
-		}
-		texts = make(map[string]string, len(ents))
-		for id, ent := range ents {
-			texts[id] = ent.Text
-		}
+	texts, err := e.st.Texts(ctx, acc, rankedIDs(ranked))
+	if err != nil {
+		return nil, false, err
 	}
 	kept := make([]rankedEntry, 0, len(ranked))
 	for i := range ranked {
@@ -410,11 +366,7 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 	}
 	pf := f.Filter
 	if len(f.Meta) > 0 {
-		fi, ok := e.st.(idFilterer)
-		if !ok {
-			return nil, "", fmt.Errorf("semantic search: the storage backend cannot evaluate metadata filters for the in-process index")
-		}
-		ids, err := fi.FilterIDs(ctx, acc, f.Filter)
+		ids, err := e.st.FilterIDs(ctx, acc, f.Filter)
 		if err != nil {
 			return nil, "", fmt.Errorf("semantic search: %w", err)
 		}

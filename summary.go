@@ -125,15 +125,10 @@ func (s storedNodes) lookup(id string, start, end int) *string {
 	return nil
 }
 
-// nodeSummaries loads the stored node summaries of entry id; a store
-// without the layer has none.
+// nodeSummaries loads the stored node summaries of entry id.
 func (e *Engine) nodeSummaries(ctx context.Context, id string) (storedNodes, error) {
 	out := storedNodes{byID: map[string]persist.NodeSummary{}, bySpan: map[[2]int]string{}}
-	r, ok := e.st.(persist.NodeSummaryReader)
-	if !ok {
-		return out, nil
-	}
-	ns, err := r.NodeSummaries(ctx, id)
+	ns, err := e.st.NodeSummaries(ctx, id)
 	if err != nil {
 		return out, err
 	}
@@ -151,11 +146,7 @@ func (e *Engine) countNodeSummaries(ctx context.Context, acc persist.Access) (in
 	if !e.cfg.IndexTree.enabled() {
 		return 0, nil
 	}
-	r, ok := e.st.(persist.NodeSummaryReader)
-	if !ok {
-		return 0, nil
-	}
-	return r.CountNodeSummaries(ctx, acc)
+	return e.st.CountNodeSummaries(ctx, acc)
 }
 
 // summaryStatus is the summary block of get_statistics.

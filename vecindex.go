@@ -44,8 +44,6 @@ type chunkRef struct {
 // vecIndex is the in-process vector index of an engine.
 type vecIndex struct {
 	st       persist.Store
-	src      indexSource
-	vsrc     embeddingStore
 	dir      string
 	progress io.Writer
 
@@ -80,9 +78,9 @@ const (
 
 // openVecIndex loads the snapshot (if any), reconciles it with SQL and
 // catches up with the change log.
-func openVecIndex(ctx context.Context, st persist.Store, src indexSource, vsrc embeddingStore, dim int, dir string, progress io.Writer) (*vecIndex, error) {
+func openVecIndex(ctx context.Context, st persist.Store, dim int, dir string, progress io.Writer) (*vecIndex, error) {
 	vi := &vecIndex{
-		st: st, src: src, vsrc: vsrc, dir: dir, progress: progress,
+		st: st, dir: dir, progress: progress,
 		cat: catalog.New(), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{},
 	}
 	began := time.Now()
@@ -94,7 +92,7 @@ func openVecIndex(ctx context.Context, st persist.Store, src indexSource, vsrc e
 		}
 	}
 	vi.g = g
-	head, err := src.LastSeq(ctx)
+	head, err := st.LastSeq(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("vector index: %w", err)
 	}
@@ -146,7 +144,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	}
 	after := ""
 	for {
-		docs, err := scanAccess(ctx, vi.src, after, followBatch)
+		docs, err := vi.st.ScanAccessDocs(ctx, after, followBatch)
 		if err != nil {
 			return 0, 0, fmt.Errorf("vector index: scan entries: %w", err)
 		}
@@ -160,7 +158,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	}
 	after = ""
 	for {
-		vdocs, err := vi.vsrc.ScanVectorDocs(ctx, after, followBatch)
+		vdocs, err := vi.st.ScanVectorDocs(ctx, after, followBatch)
 		if err != nil {
 			return 0, 0, fmt.Errorf("vector index: scan vectors: %w", err)
 		}
@@ -223,11 +221,11 @@ func (vi *vecIndex) catchUp(ctx context.Context) error {
 
 // apply brings the entries ids up to date.
 func (vi *vecIndex) apply(ctx context.Context, ids []string) error {
-	docs, err := vi.src.IndexDocs(ctx, ids)
+	docs, err := vi.st.IndexDocs(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("vector index: read entries: %w", err)
 	}
-	vdocs, err := vi.vsrc.VectorDocs(ctx, ids)
+	vdocs, err := vi.st.VectorDocs(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("vector index: read vectors: %w", err)
 	}

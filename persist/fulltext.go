@@ -6,10 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Types shared by full-text indexing and native full-text search. The
-// engine declares the interfaces that use them (where they are consumed);
-// a dialect implements what it can, and a Store without them simply has no
-// full-text search.
+// Types shared by full-text indexing (IndexSource) and native full-text
+// search (NativeFullText); the interfaces are in contract.go.
 
 // IndexDoc is an entry as a full-text index sees it: read without any
 // access restriction, together with every grant, so the index can hold the

@@ -12,8 +12,7 @@ type NodeSummary struct {
 	Summary    string
 }
 
-// NodeSummaryReader reads stored node summaries. It is optional: a store
-// without the layer simply does not implement it.
+// NodeSummaryReader reads stored node summaries (part of Store).
 type NodeSummaryReader interface {
 	// NodeSummaries returns the node summaries of entry id, by node id.
 	NodeSummaries(ctx context.Context, id string) ([]NodeSummary, error)
@@ -21,7 +20,8 @@ type NodeSummaryReader interface {
 	CountNodeSummaries(ctx context.Context, acc Access) (int, error)
 }
 
-// NodeSummaryWriter replaces the node summaries of an entry inside a Tx.
+// NodeSummaryWriter replaces the node summaries of an entry inside a Tx
+// (part of Tx).
 type NodeSummaryWriter interface {
 	ReplaceNodeSummaries(ctx context.Context, id string, nodes []NodeSummary) error
 }

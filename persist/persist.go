@@ -1,13 +1,19 @@
-// Package persist owns the authoritative storage of contextd: entries, tags,
-// images, grants and the change log, behind the Store interface that every
+// Package persist owns the authoritative storage of contextd and its
+// contract: entries, tags, images, grants, chunk vectors, node summaries
+// and the change log, behind the Store interface (contract.go) that every
 // SQL dialect implements (persist/sqlite today, persist/postgres later).
+// Backends register under a name (registry.go) so the engine opens a store
+// by STORAGE_BACKEND without importing any backend; persist/persisttest is
+// the one suite of storage behaviours every backend runs.
 //
 // A Store never decides policy. The engine validates input, resolves
 // identifiers and checks access; the Store applies the access predicates it
 // is handed (Access) to every read, and writes what it is told inside one
 // transaction together with a change-log row per mutated entry.
 //
-//	st, err := sqlite.Open(ctx, sqlite.Options{Path: "/tmp/ctx.db"})
+//	import _ "github.com/contextd/contextd/persist/sqlite" // registers "sqlite"
+//
+//	st, err := persist.Open(ctx, persist.OpenConfig{Backend: "sqlite", Path: "/tmp/ctx.db"})
 //	err = st.Write(ctx, func(tx persist.Tx) error { return tx.Insert(ctx, &e, nil) })
 //	page, err := st.Search(ctx, persist.Access{Principal: "local"}, persist.SearchQuery{Limit: 30})
 package persist
@@ -236,38 +242,4 @@ type Reader interface {
 	// principal id and permission (code-point order). The engine checks
 	// ownership before it calls this.
 	Grants(ctx context.Context, id string) ([]Grant, error)
-}
-
-// Tx is one write transaction. All writes append to the change log.
-type Tx interface {
-	Reader
-	// Insert stores a new entry with its tags, images and grants.
-	Insert(ctx context.Context, e *Entry, grants []Grant) error
-	// Update applies u to entry id when its version (and hash) match;
-	// it reports whether a row was changed.
-	Update(ctx context.Context, id string, u Update) (bool, error)
-	// Delete removes the entries and everything attached to them.
-	Delete(ctx context.Context, ids []string) (int, error)
-	// Grant adds g to entry id unless the entry already holds the same
-	// (type, principal, permission) grant; created reports whether a row
-	// was written. A new grant appends an OpGrant change-log row and leaves
-	// the entry's updated_at and version alone.
-	Grant(ctx context.Context, id string, g Grant) (created bool, err error)
-	// Ungrant removes the one grant (type, principal, permission) of entry
-	// id; removed reports whether it existed. A removal appends an OpGrant
-	// change-log row.
-	Ungrant(ctx context.Context, id, principalType, principalID, permission string) (removed bool, err error)
-}
-
-// Store is a database holding contextd's truth.
-type Store interface {
-	Reader
-	// Write runs fn in one serialized write transaction, committing when
-	// fn returns nil and rolling back otherwise.
-	Write(ctx context.Context, fn func(tx Tx) error) error
-	// Changes returns change-log rows with seq > after, in seq order.
-	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
-	// Backend names the dialect: "sqlite" or "postgresql".
-	Backend() string
-	Close() error
 }

@@ -1,8 +1,8 @@
 package persist
 
-// Types shared by embedding storage, the in-process vector index and the
-// database's own vector search (sqlite-vec). As with full-text search, the
-// engine declares the interfaces that use them where they are consumed.
+// Types shared by embedding storage (VectorStore, VectorWriter), the
+// in-process vector index and the database's own vector search
+// (NativeVectors); the interfaces are in contract.go.
 
 // ChunkVector is one embedded chunk of an entry's text. Start and End are
 // code-point offsets (End exclusive) into the entry's text.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/persist/sqlite"
 )
 
 // Config is the configuration of the contextd binary, read from the
@@ -158,7 +159,8 @@ var (
 // readSQLite reads the SQLite pragmas and pool settings. Unset variables
 // leave their field zero, which the store reads as its documented default.
 func readSQLite(r *envReader, e *contextd.Config) {
-	o := &e.SQLite
+	o := &sqlite.Options{}
+	defer func() { e.Storage.Options = *o }()
 	o.JournalMode = r.choice("SQLITE_JOURNAL_MODE", "", strings.ToUpper, journalModes...)
 	o.Synchronous = r.choice("SQLITE_SYNCHRONOUS", "", strings.ToUpper, syncModes...)
 	o.TempStore = r.choice("SQLITE_TEMP_STORE", "", strings.ToUpper, tempStores...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/persist/sqlite"
 )
 
 func lookupMap(env map[string]string) func(string) (string, bool) {
@@ -40,7 +41,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"SearchTruncationLength", c.Engine.SearchTruncationLength, 300},
 		{"IncludeSummaryInGet", c.Engine.IncludeSummaryInGet, false},
 		{"IndexedFields", c.Engine.IndexedFields == nil, true},
-		{"SQLite", reflect.DeepEqual(c.Engine.SQLite, contextd.Config{}.SQLite), true},
+		{"SQLite", reflect.DeepEqual(c.Engine.Storage.Options, sqlite.Options{}), true},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -86,7 +87,7 @@ func TestConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ConfigFromLookup: %v", err)
 	}
-	e, o := c.Engine, c.Engine.SQLite
+	e, o := c.Engine, c.Engine.Storage.Options.(sqlite.Options)
 	checks := []struct {
 		name      string
 		got, want any
@@ -129,7 +130,7 @@ func TestConfigBusyTimeoutOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Engine.SQLite.BusyTimeout; got != 1500*time.Millisecond {
+	if got := c.Engine.Storage.Options.(sqlite.Options).BusyTimeout; got != 1500*time.Millisecond {
 		t.Fatalf("BusyTimeout: got %v, want 1.5s", got)
 	}
 	c, err = ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "METADATA_INDEXED_FIELDS": " "}))

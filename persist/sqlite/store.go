@@ -18,8 +18,6 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-var _ persist.Store = (*Store)(nil)
-
 // Store is a SQLite database holding contextd's truth. Reads run on a pool
 // of query-only connections; writes run one at a time on a dedicated
 // connection in BEGIN IMMEDIATE transactions, so they serialize (also

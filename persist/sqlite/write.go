@@ -23,8 +23,6 @@ type tx struct {
 	lastSeq int64 // highest change-log seq written by this transaction
 }
 
-var _ persist.Tx = (*tx)(nil)
-
 // nullString maps "" to SQL NULL.
 func nullString(s string) any {
 	if s == "" {

@@ -1,0 +1,58 @@
+// Package errors owns the sentinel errors of contextd and the Error type
+// that carries a reference message text. It is a leaf: every package below
+// the root returns these sentinels, and the root package re-exports them,
+// so errors.Is works the same whichever package produced the error (bbolt
+// keeps its errors the same way).
+//
+//	err := cerrors.Invalidf("tags must be a list, got %s", "str")
+//	errors.Is(err, cerrors.ErrInvalid) // true
+//	err.Error()                        // the text shown to the caller
+package errors
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error the engine returns for caller input wraps one
+// of them; its Error text is the exact message of the API reference, so a
+// transport can show it verbatim.
+var (
+	// ErrInvalid: the arguments are malformed or break a documented limit.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrNotFound: no readable entry has the id (hidden == absent).
+	ErrNotFound = errors.New("not found")
+	// ErrNotAuthorized: the caller may read the entry but not do this to it.
+	ErrNotAuthorized = errors.New("not authorized")
+	// ErrReadOnly: the caller is the anonymous, read-only principal.
+	ErrReadOnly = errors.New("read-only principal")
+	// ErrConflict: the entry kept changing under a concurrent writer.
+	ErrConflict = errors.New("concurrent modification")
+	// ErrNoPrincipal: the context carries no principal.
+	ErrNoPrincipal = errors.New("no principal in context")
+	// ErrUnavailable: a capability (a search mode, a provider) is not available.
+	ErrUnavailable = errors.New("unavailable")
+	// ErrGeneration: a model provider failed after its retries; nothing
+	// was stored.
+	ErrGeneration = errors.New("generation failed")
+	// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
+	// whose embedder differs from the model the stored vectors came from.
+	ErrEmbeddingModelChanged = errors.New("embedding model changed")
+)
+
+// Error is an engine error with the reference message text.
+type Error struct {
+	Kind error  // one of the sentinels
+	Msg  string // the message shown to the caller
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Kind }
+
+// New returns an Error of kind with a formatted message.
+func New(kind error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Invalidf returns an ErrInvalid Error with a formatted message.
+func Invalidf(format string, args ...any) *Error { return New(ErrInvalid, format, args...) }
