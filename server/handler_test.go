@@ -7,27 +7,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// nopStore satisfies persist.Store for engines whose store is never used.
-type nopStore struct{ persist.Store }
-
+// openEngine opens an engine on a private in-memory database, for tests
+// of the transport that store little or nothing.
 func openEngine(t *testing.T, cfg contextd.Config) *contextd.Engine {
 	t.Helper()
-	cfg.Store = nopStore{}
+	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: ":memory:"})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	cfg.Store = st
+	cfg.FTS.Progress = io.Discard
 	eng, err := contextd.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("open engine: %v", err)
 	}
+	t.Cleanup(func() { _ = eng.Close(); _ = st.Close() })
 	return eng
 }
 
@@ -177,7 +183,7 @@ func TestNewOptions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	want := []string{"store_context", "search_context", "get_context_by_ids", "list_threads", "get_statistics", "fts_search_context",
+	want := []string{"store_context", "search_context", "get_context_by_ids", "list_threads", "get_statistics", "fts_search_context", "hybrid_search_context",
 		"grep_context", "navigate_context", "read_context_range",
 		"share_context", "unshare_context", "list_context_grants",
 		"store_context_batch", "update_context_batch", "delete_context_batch"}
