@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
@@ -87,10 +88,5 @@ func (e *Embedder) Dim() int { return EmbedderDim }
 // Model is EmbedderModel.
 func (e *Embedder) Model() string { return EmbedderModel }
 
-// The method set the engine's embedder seam (declared by its consumer)
-// expects.
-var _ interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dim() int
-	Model() string
-} = (*Embedder)(nil)
+// Embedder is what the engine's embedding seam expects.
+var _ model.Embedder = (*Embedder)(nil)
