@@ -4,9 +4,6 @@
 //
 // It holds:
 //
-//   - [Lexical], the built-in offline reranker: idf-weighted query-term
-//     coverage combined with term proximity (minimum span). Deterministic,
-//     no model files, zero value ready.
 //   - [TEI], a client of text-embeddings-inference's POST /rerank API
 //     (cross-encoders such as BAAI/bge-reranker or ms-marco-MiniLM),
 //     batched by RERANKING_BATCH_SIZE.
@@ -17,7 +14,7 @@
 //     code-point offsets; [Truncate] is the fallback, the first
 //     RERANKING_MAX_LENGTH·RERANKING_CHARS_PER_TOKEN·0.95 code points.
 //
-// Both rerankers satisfy the engine's Reranker interface (the engine
+// The built-in lexical reranker lives in model/builtin. Both rerankers satisfy the engine's Reranker interface (the engine
 // asserts it; this package does not import the engine). What to do with the
 // scores -- ordering the 100-candidate window by rerank_score, keeping the
 // original scores, falling back to the original order on error -- is the
@@ -29,7 +26,7 @@
 //		rerank.FTSPassage(hit.Highlighted, 750, 100, maxChars), // FTS leg
 //		rerank.ChunkPassage(doc.Text, chunk.Start, chunk.End, maxChars), // semantic leg
 //	}
-//	scores, err := rerank.Lexical{}.Rerank(ctx, query, passages)
+//	scores, err := builtin.Lexical{}.Rerank(ctx, query, passages)
 //
 //	tei := &rerank.TEI{URL: "http://localhost:8080", Client: httpjson.Client{Timeout: 30 * time.Second, Attempts: 3}}
 //	scores, err = tei.Rerank(ctx, query, passages)

@@ -133,3 +133,14 @@ func placeScores(resp []teiRank, batch []int, scores []float64) error {
 	}
 	return nil
 }
+
+// clamp01 bounds x to [0, 1]; NaN becomes 0.
+func clamp01(x float64) float64 {
+	switch {
+	case !(x > 0):
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
+}

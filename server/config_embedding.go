@@ -23,7 +23,7 @@ var (
 	_ contextd.Embedder = (*hashembed.Embedder)(nil)
 	_ contextd.Embedder = (*ollama.Embedder)(nil)
 	_ contextd.Embedder = (*openai.Embedder)(nil)
-	_ contextd.Reranker = rerank.Lexical{}
+	_ contextd.Reranker = builtin.Lexical{}
 	_ contextd.Reranker = (*rerank.TEI)(nil)
 )
 
@@ -173,7 +173,7 @@ func newReranker(provider, teiURL, model string, batch int) contextd.Reranker {
 		return &rerank.TEI{URL: teiURL, Model: model, BatchSize: batch,
 			Client: httpjson.Client{Timeout: teiRerankTimeout, Attempts: teiRerankAttempts, BaseDelay: teiRerankBaseDelay}}
 	default:
-		return rerank.Lexical{}
+		return builtin.Lexical{}
 	}
 }
 

@@ -46,7 +46,7 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
 		{"RERANKING_MODEL", k.Model, "lexical"},
-		{"reranker", k.Reranker, rerank.Lexical{}},
+		{"reranker", k.Reranker, builtin.Lexical{}},
 		{"MaxPassageChars", k.MaxPassageChars, 1945},
 		{"FTS_RERANK_WINDOW_SIZE", k.FTSWindow, 750},
 		{"FTS_RERANK_GAP_MERGE", k.FTSGapMerge, 100},
@@ -142,7 +142,7 @@ func TestConfigEmbeddingValues(t *testing.T) {
 	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 {
 		t.Fatalf("embedding %+v hybrid %+v", e, h)
 	}
-	if k.Provider != "builtin" || k.Model != "lexical" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 || k.Reranker != (rerank.Lexical{}) {
+	if k.Provider != "builtin" || k.Model != "lexical" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 || k.Reranker != (builtin.Lexical{}) {
 		t.Fatalf("rerank %+v", k)
 	}
 }

@@ -1,9 +1,14 @@
-// Package builtin owns the offline model providers that need no server:
-// the word-vector embedder (embed*.go), the extractive summarizer and the
-// lexical reranker. The embedder's data is vendored under embeddata/.
+// Package builtin owns the offline model providers that need no server and
+// no model files beyond the vendored table: the word-vector [Embedder]
+// (embed.go; its data is vendored under embeddata/), the extractive
+// [Summarizer] (summarize.go) and the [Lexical] reranker (rerank*.go), the
+// defaults of EMBEDDING_PROVIDER, SUMMARY_PROVIDER and RERANKING_PROVIDER.
+// Each satisfies its interface in package model.
 //
 //	var e builtin.Embedder
 //	vecs, err := e.Embed(ctx, []string{"car engine failure in winter"})
+//	summary, err := builtin.Summarizer{}.Summarize(ctx, "", longText)
+//	scores, err := builtin.Lexical{}.Rerank(ctx, "engine failure", passages)
 package builtin
 
 import (
