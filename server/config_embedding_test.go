@@ -9,7 +9,7 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/ollama"
 	"github.com/contextd/contextd/model/openai"
-	"github.com/contextd/contextd/rerank"
+	"github.com/contextd/contextd/model/tei"
 )
 
 func embeddingConfig(t *testing.T, env map[string]string) Config {
@@ -150,8 +150,8 @@ func TestConfigEmbeddingValues(t *testing.T) {
 func TestConfigRerankTEI(t *testing.T) {
 	c := embeddingConfig(t, map[string]string{"RERANKING_PROVIDER": "TEI", "RERANKING_URL": "http://reranker:8080",
 		"RERANKING_MODEL": "BAAI/bge-reranker-base", "RERANKING_BATCH_SIZE": "16"})
-	tei, ok := c.Engine.Rerank.Reranker.(*rerank.TEI)
-	if !ok || tei.URL != "http://reranker:8080" || tei.Model != "BAAI/bge-reranker-base" || tei.BatchSize != 16 || tei.Client.Timeout <= 0 {
+	tr, ok := c.Engine.Rerank.Reranker.(*tei.Reranker)
+	if !ok || tr.URL != "http://reranker:8080" || tr.Model != "BAAI/bge-reranker-base" || tr.BatchSize != 16 || tr.Client.Timeout <= 0 {
 		t.Fatalf("reranker %#v", c.Engine.Rerank.Reranker)
 	}
 	if c.Engine.Rerank.Provider != "tei" || c.Engine.Rerank.Model != "BAAI/bge-reranker-base" {

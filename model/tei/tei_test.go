@@ -1,4 +1,4 @@
-package rerank
+package tei
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // answers are shuffled, and the first fail503 requests answer 503.
 type fakeTEI struct {
 	fail503 int32
-	mutate  func(req teiRequest, resp []map[string]any) any // nil: answer as is
+	mutate  func(req rerankRequest, resp []map[string]any) any // nil: answer as is
 
 	calls   atomic.Int32
 	mu      sync.Mutex
@@ -42,7 +42,7 @@ func (f *fakeTEI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var raw map[string]any
-	var req teiRequest
+	var req rerankRequest
 	body := json.NewDecoder(r.Body)
 	if err := body.Decode(&raw); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -131,7 +131,7 @@ func TestTEIRerank(t *testing.T) {
 			f := &fakeTEI{fail503: tc.fail503}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			r := &TEI{URL: srv.URL + "/", Model: "BAAI/bge-reranker-base", BatchSize: tc.batchSize,
+			r := &Reranker{URL: srv.URL + "/", Model: "BAAI/bge-reranker-base", BatchSize: tc.batchSize,
 				Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "what query", tc.passages)
 			if err != nil {
@@ -170,30 +170,30 @@ func numbered(n int) []string {
 func TestTEIErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		mutate  func(req teiRequest, resp []map[string]any) any
+		mutate  func(req rerankRequest, resp []map[string]any) any
 		fail503 int32
 		want    string // substring of the error
 	}{
-		{"count mismatch", func(_ teiRequest, resp []map[string]any) any { return resp[1:] }, 0, "2 scores for 3 texts"},
-		{"missing index", func(_ teiRequest, resp []map[string]any) any {
+		{"count mismatch", func(_ rerankRequest, resp []map[string]any) any { return resp[1:] }, 0, "2 scores for 3 texts"},
+		{"missing index", func(_ rerankRequest, resp []map[string]any) any {
 			delete(resp[0], "index")
 			return resp
 		}, 0, "score without index"},
-		{"index out of range", func(_ teiRequest, resp []map[string]any) any {
+		{"index out of range", func(_ rerankRequest, resp []map[string]any) any {
 			resp[0]["index"] = 7
 			return resp
 		}, 0, "index 7 out of range"},
-		{"duplicate index", func(_ teiRequest, resp []map[string]any) any {
+		{"duplicate index", func(_ rerankRequest, resp []map[string]any) any {
 			for _, r := range resp {
 				r["index"] = 1
 			}
 			return resp
 		}, 0, "index 1 scored twice"},
-		{"missing score", func(_ teiRequest, resp []map[string]any) any {
+		{"missing score", func(_ rerankRequest, resp []map[string]any) any {
 			delete(resp[2], "score")
 			return resp
 		}, 0, "without score"},
-		{"not an array", func(teiRequest, []map[string]any) any { return map[string]any{"error": "x"} }, 0, "decode response"},
+		{"not an array", func(rerankRequest, []map[string]any) any { return map[string]any{"error": "x"} }, 0, "decode response"},
 		{"503 after retries", nil, 100, "HTTP 503"},
 	}
 	for _, tc := range tests {
@@ -201,7 +201,7 @@ func TestTEIErrors(t *testing.T) {
 			f := &fakeTEI{fail503: tc.fail503, mutate: tc.mutate}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			r := &TEI{URL: srv.URL, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
+			r := &Reranker{URL: srv.URL, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "q", []string{"a", "b", "c"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v (scores %v), want error containing %q", err, got, tc.want)
@@ -214,7 +214,7 @@ func TestTEIErrors(t *testing.T) {
 	t.Run("status error unwraps", func(t *testing.T) {
 		srv := httptest.NewServer(&fakeTEI{fail503: 100})
 		defer srv.Close()
-		r := &TEI{URL: srv.URL}
+		r := &Reranker{URL: srv.URL}
 		_, err := r.Rerank(context.Background(), "q", []string{"a"})
 		var se *httpjson.StatusError
 		if !errors.As(err, &se) || se.Code != http.StatusServiceUnavailable {
@@ -222,7 +222,7 @@ func TestTEIErrors(t *testing.T) {
 		}
 	})
 	t.Run("no URL", func(t *testing.T) {
-		_, err := (&TEI{}).Rerank(context.Background(), "q", []string{"a"})
+		_, err := (&Reranker{}).Rerank(context.Background(), "q", []string{"a"})
 		if err == nil {
 			t.Fatalf("err = nil, want error")
 		}
@@ -231,7 +231,7 @@ func TestTEIErrors(t *testing.T) {
 		f := &fakeTEI{}
 		srv := httptest.NewServer(f)
 		defer srv.Close()
-		got, err := (&TEI{URL: srv.URL}).Rerank(context.Background(), " ", []string{"a", "b"})
+		got, err := (&Reranker{URL: srv.URL}).Rerank(context.Background(), " ", []string{"a", "b"})
 		if err != nil || fmt.Sprint(got) != "[0 0]" || f.calls.Load() != 0 {
 			t.Fatalf("scores %v, err %v, calls %d; want [0 0], nil, 0", got, err, f.calls.Load())
 		}
@@ -247,7 +247,7 @@ func TestTEIEndpoint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			if got := (&TEI{URL: tc.url}).endpoint(); got != tc.want {
+			if got := (&Reranker{URL: tc.url}).endpoint(); got != tc.want {
 				t.Fatalf("endpoint(%q) = %q, want %q", tc.url, got, tc.want)
 			}
 		})
