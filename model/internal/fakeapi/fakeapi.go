@@ -19,6 +19,7 @@ package fakeapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -197,4 +198,20 @@ func Vector(text string, dim int) []float64 {
 		v[k] = float64(i + k)
 	}
 	return v
+}
+
+// Parallel runs fn n times at once, as concurrent callers of one provider
+// would, and returns the errors joined (nil when every run succeeded).
+func Parallel(n int, fn func() error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

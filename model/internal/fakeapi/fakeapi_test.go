@@ -96,3 +96,23 @@ func TestFakeVectors(t *testing.T) {
 		t.Fatalf("got %s", got)
 	}
 }
+
+func TestParallel(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	err := Parallel(4, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		runs++
+		if runs%2 == 0 {
+			return fmt.Errorf("run %d", runs)
+		}
+		return nil
+	})
+	if runs != 4 || err == nil || err.Error() != "run 2\nrun 4" && err.Error() != "run 4\nrun 2" {
+		t.Fatalf("runs %d, err %v; want 4 runs, errors of runs 2 and 4", runs, err)
+	}
+	if err := Parallel(3, func() error { return nil }); err != nil {
+		t.Fatalf("err = %v, want nil", err)
+	}
+}
