@@ -2,54 +2,49 @@ package tei
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/model/httpjson"
+	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 // fakeTEI speaks the text-embeddings-inference /rerank shape. The score
 // of a text is the number after "s=" in it (for example "doc s=0.7"),
 // answers are shuffled, and the first fail503 requests answer 503.
 type fakeTEI struct {
-	fail503 int32
+	fail503 int
 	mutate  func(req rerankRequest, resp []map[string]any) any // nil: answer as is
 
-	calls   atomic.Int32
 	mu      sync.Mutex
-	batches [][]string
+	batches [][]string // texts of the requests answered
 	bodies  []map[string]any
 }
 
-func (f *fakeTEI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := f.calls.Add(1)
-	if r.Method != http.MethodPost || r.URL.Path != "/rerank" {
-		http.Error(w, "not found", http.StatusNotFound)
-		return
-	}
-	if n <= f.fail503 {
-		http.Error(w, "model loading", http.StatusServiceUnavailable)
-		return
-	}
+func (f *fakeTEI) start(t *testing.T) *fakeapi.Server {
+	t.Helper()
+	return fakeapi.New(t, fakeapi.Config{
+		Path:    "/rerank",
+		Script:  slices.Repeat([]fakeapi.Reply{{Status: http.StatusServiceUnavailable, Body: "model loading"}}, f.fail503),
+		Handler: f.answer,
+	})
+}
+
+func (f *fakeTEI) answer(r fakeapi.Request) fakeapi.Reply {
 	var raw map[string]any
 	var req rerankRequest
-	body := json.NewDecoder(r.Body)
-	if err := body.Decode(&raw); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	if err := r.JSON(&raw); err != nil {
+		return fakeapi.Reply{Status: http.StatusBadRequest, Body: err.Error()}
 	}
-	b, _ := json.Marshal(raw)
-	_ = json.Unmarshal(b, &req)
+	_ = r.JSON(&req)
 	f.mu.Lock()
 	f.batches = append(f.batches, req.Texts)
 	f.bodies = append(f.bodies, raw)
@@ -62,13 +57,12 @@ func (f *fakeTEI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		resp[i] = map[string]any{"index": i, "score": score}
 	}
-	rand.New(rand.NewPCG(uint64(n), 3)).Shuffle(len(resp), func(i, j int) { resp[i], resp[j] = resp[j], resp[i] })
+	rand.New(rand.NewPCG(uint64(r.N), 3)).Shuffle(len(resp), func(i, j int) { resp[i], resp[j] = resp[j], resp[i] })
 	var out any = resp
 	if f.mutate != nil {
 		out = f.mutate(req, resp)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	return fakeapi.Reply{Body: out}
 }
 
 func TestTEIRerank(t *testing.T) {
@@ -76,10 +70,10 @@ func TestTEIRerank(t *testing.T) {
 		name        string
 		passages    []string
 		batchSize   int
-		fail503     int32
+		fail503     int
 		wantScores  string
 		wantBatches string // texts per request
-		wantCalls   int32
+		wantCalls   int
 	}{
 		{
 			name:        "shuffled answer mapped back by index",
@@ -129,8 +123,7 @@ func TestTEIRerank(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeTEI{fail503: tc.fail503}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
+			srv := f.start(t)
 			r := &Reranker{URL: srv.URL + "/", Model: "BAAI/bge-reranker-base", BatchSize: tc.batchSize,
 				Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "what query", tc.passages)
@@ -147,8 +140,8 @@ func TestTEIRerank(t *testing.T) {
 			if fmt.Sprint(sizes) != tc.wantBatches {
 				t.Fatalf("batch sizes = %v, want %s", sizes, tc.wantBatches)
 			}
-			if f.calls.Load() != tc.wantCalls {
-				t.Fatalf("calls = %d, want %d", f.calls.Load(), tc.wantCalls)
+			if srv.Calls() != tc.wantCalls {
+				t.Fatalf("calls = %d, want %d", srv.Calls(), tc.wantCalls)
 			}
 			for _, body := range f.bodies {
 				if body["query"] != "what query" || body["raw_scores"] != false || body["truncate"] != true || len(body) != 4 {
@@ -171,7 +164,7 @@ func TestTEIErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		mutate  func(req rerankRequest, resp []map[string]any) any
-		fail503 int32
+		fail503 int
 		want    string // substring of the error
 	}{
 		{"count mismatch", func(_ rerankRequest, resp []map[string]any) any { return resp[1:] }, 0, "2 scores for 3 texts"},
@@ -198,9 +191,7 @@ func TestTEIErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeTEI{fail503: tc.fail503, mutate: tc.mutate}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
+			srv := (&fakeTEI{fail503: tc.fail503, mutate: tc.mutate}).start(t)
 			r := &Reranker{URL: srv.URL, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "q", []string{"a", "b", "c"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -212,8 +203,7 @@ func TestTEIErrors(t *testing.T) {
 		})
 	}
 	t.Run("status error unwraps", func(t *testing.T) {
-		srv := httptest.NewServer(&fakeTEI{fail503: 100})
-		defer srv.Close()
+		srv := (&fakeTEI{fail503: 100}).start(t)
 		r := &Reranker{URL: srv.URL}
 		_, err := r.Rerank(context.Background(), "q", []string{"a"})
 		var se *httpjson.StatusError
@@ -228,12 +218,10 @@ func TestTEIErrors(t *testing.T) {
 		}
 	})
 	t.Run("blank query asks nothing", func(t *testing.T) {
-		f := &fakeTEI{}
-		srv := httptest.NewServer(f)
-		defer srv.Close()
+		srv := (&fakeTEI{}).start(t)
 		got, err := (&Reranker{URL: srv.URL}).Rerank(context.Background(), " ", []string{"a", "b"})
-		if err != nil || fmt.Sprint(got) != "[0 0]" || f.calls.Load() != 0 {
-			t.Fatalf("scores %v, err %v, calls %d; want [0 0], nil, 0", got, err, f.calls.Load())
+		if err != nil || fmt.Sprint(got) != "[0 0]" || srv.Calls() != 0 {
+			t.Fatalf("scores %v, err %v, calls %d; want [0 0], nil, 0", got, err, srv.Calls())
 		}
 	})
 }
