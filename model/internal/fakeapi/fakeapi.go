@@ -4,7 +4,8 @@
 // an httptest server that answers a script of replies and then a handler,
 // records every request, counts the calls and the peak of concurrent ones,
 // and can hold answers back. It also holds the fake embedding data the
-// embedding tests share ([Texts], [Vector]).
+// embedding tests share ([Texts], [Vector]) and [Parallel], which plays
+// concurrent callers against a concurrency bound.
 //
 //	srv := fakeapi.New(t, fakeapi.Config{
 //		Path:   "/api/embed",
