@@ -29,3 +29,8 @@ func Example() {
 	// true 0
 	// ""
 }
+
+func ExampleClampScore() {
+	fmt.Println(model.ClampScore(1.5), model.ClampScore(-0.2), model.ClampScore(0.4))
+	// Output: 1 0 0.4
+}

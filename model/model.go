@@ -12,8 +12,9 @@
 //   - model/httpjson: what the HTTP providers share (JSON POST with
 //     timeout, retries and a concurrency bound).
 //
-// The package declares interfaces only and imports no provider, so a
-// provider can assert that it satisfies them; the engine re-exports them as
+// The package declares the interfaces, and [ClampScore] for the rerankers'
+// score range; it imports no provider, so every provider can assert that
+// it satisfies its interface. The engine re-exports the interfaces as
 // aliases (contextd.Embedder is model.Embedder).
 //
 //	var (
@@ -51,4 +52,17 @@ type Summarizer interface {
 // reranker) and model/tei (the text-embeddings-inference HTTP client).
 type Reranker interface {
 	Rerank(ctx context.Context, query string, passages []string) ([]float64, error)
+}
+
+// ClampScore holds a reranker score to the [0, 1] the Reranker contract
+// promises, whatever the model computed or a server answered: below 0
+// becomes 0, above 1 becomes 1, and NaN becomes 0.
+func ClampScore(x float64) float64 {
+	switch {
+	case !(x > 0):
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
 }

@@ -224,18 +224,7 @@ func (l Lexical) Rerank(ctx context.Context, query string, passages []string) ([
 				score += min(1, idf[j]) * acc[j] * (lexK1 + 1) / (acc[j] + k)
 			}
 		}
-		scores[i] = clamp01(score / bound)
+		scores[i] = model.ClampScore(score / bound)
 	}
 	return scores, nil
-}
-
-// clamp01 bounds x to [0, 1]; NaN becomes 0.
-func clamp01(x float64) float64 {
-	switch {
-	case !(x > 0):
-		return 0
-	case x > 1:
-		return 1
-	}
-	return x
 }

@@ -140,18 +140,7 @@ func placeScores(resp []rerankScore, batch []int, scores []float64) error {
 			return fmt.Errorf("index %d without score", *r.Index)
 		}
 		seen[*r.Index] = true
-		scores[batch[*r.Index]] = clamp01(*r.Score)
+		scores[batch[*r.Index]] = model.ClampScore(*r.Score)
 	}
 	return nil
-}
-
-// clamp01 bounds x to [0, 1]; NaN becomes 0.
-func clamp01(x float64) float64 {
-	switch {
-	case !(x > 0):
-		return 0
-	case x > 1:
-		return 1
-	}
-	return x
 }
