@@ -23,8 +23,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/rerank"
 )
 
 // IndexedField is one entry of METADATA_INDEXED_FIELDS: a top-level metadata
@@ -214,15 +214,15 @@ const DefaultStorageBackend = "sqlite"
 // statistics of the in-process full-text index, so it weighs query terms
 // by their rarity in the whole collection rather than among 100 passages.
 func (e *Engine) wireReranker() {
-	l, ok := e.cfg.Rerank.Reranker.(rerank.Lexical)
+	l, ok := e.cfg.Rerank.Reranker.(builtin.Lexical)
 	if !ok || l.Stats != nil || e.fts == nil {
 		return
 	}
 	switch {
 	case e.fts.ix != nil:
-		e.cfg.Rerank.Reranker = rerank.Lexical{Stats: e.fts.ix}
+		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: e.fts.ix}
 	case e.fts.native != nil:
-		e.cfg.Rerank.Reranker = rerank.Lexical{Stats: e.fts.native}
+		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: e.fts.native}
 	}
 }
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
-	"github.com/contextd/contextd/rerank"
 )
 
 // Full-text benchmarks on a real corpus: the paragraphs of the doc
@@ -146,7 +146,7 @@ func BenchmarkFTS(b *testing.B) {
 					// The built-in reranker (the server's default) is
 					// measured as a third side: the same in-process engine
 					// with the reranker switched on for the call.
-					reranker := rerank.Lexical{Stats: s.inproc.fts.ix}
+					reranker := builtin.Lexical{Stats: s.inproc.fts.ix}
 					var in, nat, rr []time.Duration
 					for i := 0; i < b.N; i++ {
 						for _, q := range qs {

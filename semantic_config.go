@@ -1,23 +1,12 @@
 package contextd
 
-import "context"
+import "github.com/contextd/contextd/model"
 
-// Embedder turns texts into vectors of Dim() dimensions, one per text, in
-// order. Providers live in model/builtin (the offline default),
-// model/hashembed (tests), model/ollama and model/openai; each applies its
-// own timeout and retries, so an error here is final.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dim() int
-	Model() string
-}
+// Embedder turns texts into vectors; see [model.Embedder].
+type Embedder = model.Embedder
 
-// Reranker scores (query, passage) pairs: one score in [0, 1] per passage,
-// higher is more relevant. Providers live in rerank (the built-in lexical
-// reranker and the text-embeddings-inference HTTP client).
-type Reranker interface {
-	Rerank(ctx context.Context, query string, passages []string) ([]float64, error)
-}
+// Reranker scores (query, passage) pairs; see [model.Reranker].
+type Reranker = model.Reranker
 
 // EmbeddingConfig configures embeddings and semantic search (C.10, C.13).
 // The zero value has no embedder: semantic search is unavailable and

@@ -5,16 +5,12 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
 )
 
-// Summarizer turns a text into a summary following prompt (the system
-// instruction). An empty result means "no summary". Providers live in
-// model/builtin, model/ollama, model/openai and model/anthropic; each
-// applies its own timeout and retries, so an error here is final.
-type Summarizer interface {
-	Summarize(ctx context.Context, prompt, text string) (string, error)
-}
+// Summarizer turns a text into a summary; see [model.Summarizer].
+type Summarizer = model.Summarizer
 
 // SummaryConfig configures flat summaries (C.11). The zero value
 // generates none.

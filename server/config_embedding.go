@@ -14,7 +14,7 @@ import (
 	"github.com/contextd/contextd/model/httpjson"
 	"github.com/contextd/contextd/model/ollama"
 	"github.com/contextd/contextd/model/openai"
-	"github.com/contextd/contextd/rerank"
+	"github.com/contextd/contextd/model/tei"
 )
 
 // The engine consumes embedders and rerankers through its seams.
@@ -23,8 +23,8 @@ var (
 	_ contextd.Embedder = (*hashembed.Embedder)(nil)
 	_ contextd.Embedder = (*ollama.Embedder)(nil)
 	_ contextd.Embedder = (*openai.Embedder)(nil)
-	_ contextd.Reranker = rerank.Lexical{}
-	_ contextd.Reranker = (*rerank.TEI)(nil)
+	_ contextd.Reranker = builtin.Lexical{}
+	_ contextd.Reranker = (*tei.Reranker)(nil)
 )
 
 // Embedding providers of the reference this build does not carry.
@@ -140,7 +140,7 @@ func readRerank(r *envReader, c *Config) {
 	maxLength := r.intRange("RERANKING_MAX_LENGTH", 512, 128, 2048)
 	charsPerToken := r.floatBetween("RERANKING_CHARS_PER_TOKEN", 4.0, 2, 8)
 	k.MaxPassageChars = int(float64(maxLength) * charsPerToken * 0.95)
-	batch := r.intRange("RERANKING_BATCH_SIZE", rerank.DefaultBatchSize, 1, 1024)
+	batch := r.intRange("RERANKING_BATCH_SIZE", tei.DefaultBatchSize, 1, 1024)
 	k.FTSWindow = r.intRange("FTS_RERANK_WINDOW_SIZE", 750, 100, 2000)
 	k.FTSGapMerge = r.intRange("FTS_RERANK_GAP_MERGE", 100, 0, 500)
 	if k.FTSGapMerge == 0 {
@@ -170,10 +170,10 @@ func newReranker(provider, teiURL, model string, batch int) contextd.Reranker {
 		if teiURL == "" {
 			return nil
 		}
-		return &rerank.TEI{URL: teiURL, Model: model, BatchSize: batch,
+		return &tei.Reranker{URL: teiURL, Model: model, BatchSize: batch,
 			Client: httpjson.Client{Timeout: teiRerankTimeout, Attempts: teiRerankAttempts, BaseDelay: teiRerankBaseDelay}}
 	default:
-		return rerank.Lexical{}
+		return builtin.Lexical{}
 	}
 }
 

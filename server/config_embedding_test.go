@@ -9,7 +9,7 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/ollama"
 	"github.com/contextd/contextd/model/openai"
-	"github.com/contextd/contextd/rerank"
+	"github.com/contextd/contextd/model/tei"
 )
 
 func embeddingConfig(t *testing.T, env map[string]string) Config {
@@ -46,7 +46,7 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
 		{"RERANKING_MODEL", k.Model, "lexical"},
-		{"reranker", k.Reranker, rerank.Lexical{}},
+		{"reranker", k.Reranker, builtin.Lexical{}},
 		{"MaxPassageChars", k.MaxPassageChars, 1945},
 		{"FTS_RERANK_WINDOW_SIZE", k.FTSWindow, 750},
 		{"FTS_RERANK_GAP_MERGE", k.FTSGapMerge, 100},
@@ -142,7 +142,7 @@ func TestConfigEmbeddingValues(t *testing.T) {
 	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 {
 		t.Fatalf("embedding %+v hybrid %+v", e, h)
 	}
-	if k.Provider != "builtin" || k.Model != "lexical" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 || k.Reranker != (rerank.Lexical{}) {
+	if k.Provider != "builtin" || k.Model != "lexical" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 || k.Reranker != (builtin.Lexical{}) {
 		t.Fatalf("rerank %+v", k)
 	}
 }
@@ -150,8 +150,8 @@ func TestConfigEmbeddingValues(t *testing.T) {
 func TestConfigRerankTEI(t *testing.T) {
 	c := embeddingConfig(t, map[string]string{"RERANKING_PROVIDER": "TEI", "RERANKING_URL": "http://reranker:8080",
 		"RERANKING_MODEL": "BAAI/bge-reranker-base", "RERANKING_BATCH_SIZE": "16"})
-	tei, ok := c.Engine.Rerank.Reranker.(*rerank.TEI)
-	if !ok || tei.URL != "http://reranker:8080" || tei.Model != "BAAI/bge-reranker-base" || tei.BatchSize != 16 || tei.Client.Timeout <= 0 {
+	tr, ok := c.Engine.Rerank.Reranker.(*tei.Reranker)
+	if !ok || tr.URL != "http://reranker:8080" || tr.Model != "BAAI/bge-reranker-base" || tr.BatchSize != 16 || tr.Client.Timeout <= 0 {
 		t.Fatalf("reranker %#v", c.Engine.Rerank.Reranker)
 	}
 	if c.Engine.Rerank.Provider != "tei" || c.Engine.Rerank.Model != "BAAI/bge-reranker-base" {

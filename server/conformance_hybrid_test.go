@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/contextd/contextd/rerank"
+	"github.com/contextd/contextd/model/builtin"
 )
 
 func (e *env) hybrid(t *testing.T, principal string, args M) M {
@@ -92,7 +92,7 @@ func TestHybridResponseShape(t *testing.T) {
 		name     string
 		reranked bool
 		opts     []envOption
-	}{{"no reranker", false, nil}, {"reranker", true, []envOption{withReranker(rerank.Lexical{})}}} {
+	}{{"no reranker", false, nil}, {"reranker", true, []envOption{withReranker(builtin.Lexical{})}}} {
 		t.Run(variant.name, func(t *testing.T) {
 			forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {
 				env.storeAll(t, "alice", hybridEntries())

@@ -21,7 +21,6 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/model/builtin"
-	"github.com/contextd/contextd/rerank"
 	"github.com/contextd/contextd/server"
 )
 
@@ -449,7 +448,7 @@ func TestSemanticResponseShape(t *testing.T) {
 			}
 			top := objs(t, arr(t, resp, "results"))[0]
 			wantErrContains(t, str(t, top, "text_content"), "kitten")
-		}, withReranker(rerank.Lexical{}))
+		}, withReranker(builtin.Lexical{}))
 	})
 }
 
@@ -493,7 +492,7 @@ func TestSemanticRankedPagination(t *testing.T) {
 	for _, variant := range []struct {
 		name string
 		opts []envOption
-	}{{"no reranker", nil}, {"reranker", []envOption{withReranker(rerank.Lexical{})}}} {
+	}{{"no reranker", nil}, {"reranker", []envOption{withReranker(builtin.Lexical{})}}} {
 		t.Run(variant.name, func(t *testing.T) {
 			forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {
 				env.storeAll(t, "alice", pagingEntries())
@@ -771,5 +770,5 @@ func TestSemanticBestChunk(t *testing.T) {
 			t.Fatalf("rerank_score %v: the reranker did not read the matching chunk", s)
 		}
 		wantEqual(t, "short entry rerank_score", num(t, obj(t, objs(t, arr(t, resp, "results"))[1], "scores"), "rerank_score"), 0)
-	}, withReranker(rerank.Lexical{}))
+	}, withReranker(builtin.Lexical{}))
 }

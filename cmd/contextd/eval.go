@@ -19,7 +19,6 @@ import (
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist/sqlite"
-	rerankpkg "github.com/contextd/contextd/rerank"
 )
 
 // `contextd eval cranfield` measures ranking on the Cranfield 1400
@@ -238,7 +237,7 @@ func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalR
 			cfg := contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard},
 				Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"}}
 			if rerank {
-				cfg.Rerank = contextd.RerankConfig{Reranker: rerankpkg.Lexical{}, Provider: "builtin", Model: "lexical"}
+				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Lexical{}, Provider: "builtin", Model: "lexical"}
 			}
 			eng, err := contextd.Open(ctx, cfg)
 			if err != nil {

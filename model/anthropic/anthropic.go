@@ -1,5 +1,5 @@
-// Package anthropic is the Anthropic model provider: summaries through the
-// Messages API.
+// Package anthropic owns the Anthropic model provider: summaries through
+// the Messages API ([Summarizer]).
 //
 //	s := &anthropic.Summarizer{APIKey: key, Model: "claude-haiku-4-5"}
 //	summary, err := s.Summarize(ctx, prompt, text)
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/httpjson"
 )
 
@@ -25,6 +26,9 @@ type Summarizer struct {
 	Effort    string // SUMMARY_ANTHROPIC_EFFORT ("" omits it)
 	Client    httpjson.Client
 }
+
+// Summarizer is what the engine's summary seam expects.
+var _ model.Summarizer = (*Summarizer)(nil)
 
 type message struct {
 	Role    string `json:"role"`

@@ -1,9 +1,14 @@
-// Package builtin owns the offline model providers that need no server:
-// the word-vector embedder (embed*.go), the extractive summarizer and the
-// lexical reranker. The embedder's data is vendored under embeddata/.
+// Package builtin owns the offline model providers that need no server and
+// no model files beyond the vendored table: the word-vector [Embedder]
+// (embed.go; its data is vendored under embeddata/), the extractive
+// [Summarizer] (summarize.go) and the [Lexical] reranker (rerank*.go), the
+// defaults of EMBEDDING_PROVIDER, SUMMARY_PROVIDER and RERANKING_PROVIDER.
+// Each satisfies its interface in package model.
 //
 //	var e builtin.Embedder
 //	vecs, err := e.Embed(ctx, []string{"car engine failure in winter"})
+//	summary, err := builtin.Summarizer{}.Summarize(ctx, "", longText)
+//	scores, err := builtin.Lexical{}.Rerank(ctx, "engine failure", passages)
 package builtin
 
 import (
@@ -12,6 +17,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
@@ -87,10 +93,5 @@ func (e *Embedder) Dim() int { return EmbedderDim }
 // Model is EmbedderModel.
 func (e *Embedder) Model() string { return EmbedderModel }
 
-// The method set the engine's embedder seam (declared by its consumer)
-// expects.
-var _ interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dim() int
-	Model() string
-} = (*Embedder)(nil)
+// Embedder is what the engine's embedding seam expects.
+var _ model.Embedder = (*Embedder)(nil)

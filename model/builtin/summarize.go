@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/contextd/contextd/model"
 )
 
 // Summarizer is the offline extractive summarizer, the default summary
@@ -26,6 +28,9 @@ type Summarizer struct {
 	// prompt's 100-250 words).
 	MaxWords int
 }
+
+// Summarizer is what the engine's summary seam expects.
+var _ model.Summarizer = Summarizer{}
 
 // Summarize returns one dense paragraph of the text's central sentences.
 // The prompt is ignored: an extractive summary has no instructions to

@@ -16,6 +16,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/contextd/contextd/model"
 )
 
 // DefaultDim is the dimension New uses for 0.
@@ -84,10 +86,5 @@ func add(v []float32, feature string, w float32) {
 	v[(x&(1<<62-1))%uint64(len(v))] += w
 }
 
-// The method set the engine's embedder seam (declared by its consumer)
-// expects.
-var _ interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dim() int
-	Model() string
-} = (*Embedder)(nil)
+// Embedder is what the engine's embedding seam expects.
+var _ model.Embedder = (*Embedder)(nil)

@@ -3,12 +3,10 @@ package httpjson
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 func TestPostRetries(t *testing.T) {
@@ -16,7 +14,7 @@ func TestPostRetries(t *testing.T) {
 		name      string
 		codes     []int // answers in order; the last repeats
 		attempts  int
-		wantCalls int32
+		wantCalls int
 		wantCode  int // 0: success
 	}{
 		{"success", []int{200}, 3, 1, 0},
@@ -27,14 +25,11 @@ func TestPostRetries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var calls atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				n := int(calls.Add(1))
-				code := tc.codes[min(n, len(tc.codes))-1]
-				w.WriteHeader(code)
-				_, _ = w.Write([]byte(`{"ok":true}`))
-			}))
-			defer srv.Close()
+			var script []fakeapi.Reply
+			for _, code := range tc.codes {
+				script = append(script, fakeapi.Reply{Status: code, Body: `{"ok":true}`})
+			}
+			srv := fakeapi.New(t, fakeapi.Config{Script: script})
 			c := Client{Attempts: tc.attempts, BaseDelay: time.Millisecond}
 			var out struct{ OK bool }
 			err := c.Post(context.Background(), srv.URL, nil, map[string]any{"x": 1}, &out)
@@ -45,54 +40,30 @@ func TestPostRetries(t *testing.T) {
 			case tc.wantCode != 0 && (!errors.As(err, &se) || se.Code != tc.wantCode):
 				t.Fatalf("err = %v, want HTTP %d", err, tc.wantCode)
 			}
-			if calls.Load() != tc.wantCalls {
-				t.Fatalf("calls = %d, want %d", calls.Load(), tc.wantCalls)
+			if srv.Calls() != tc.wantCalls {
+				t.Fatalf("calls = %d, want %d", srv.Calls(), tc.wantCalls)
 			}
 		})
 	}
 }
 
 func TestPostTimeoutAndLimit(t *testing.T) {
-	var active, peak atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := active.Add(1)
-		defer active.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer srv.Close()
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(300 * time.Millisecond):
-		case <-r.Context().Done():
-		}
-	}))
-	defer slow.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Delay: 20 * time.Millisecond, Script: []fakeapi.Reply{{Body: `{}`}}})
+	slow := fakeapi.New(t, fakeapi.Config{Delay: 300 * time.Millisecond})
 	c := Client{Timeout: 50 * time.Millisecond}
 	var out map[string]any
 	if err := c.Post(context.Background(), slow.URL, nil, 1, &out); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("slow answer: err = %v, want deadline exceeded", err)
 	}
 	c = Client{Limit: make(chan struct{}, 2)}
-	var wg sync.WaitGroup
-	for i := 0; i < 6; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var out map[string]any
-			if err := c.Post(context.Background(), srv.URL, nil, 1, &out); err != nil {
-				t.Error(err)
-			}
-		}()
+	err := fakeapi.Parallel(6, func() error {
+		var out map[string]any
+		return c.Post(context.Background(), srv.URL, nil, 1, &out)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	if peak.Load() > 2 {
-		t.Fatalf("peak concurrency %d, want at most 2", peak.Load())
+	if srv.Peak() > 2 {
+		t.Fatalf("peak concurrency %d, want at most 2", srv.Peak())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/httpjson"
 )
 
@@ -34,6 +35,9 @@ type Embedder struct {
 	BatchSize  int    // texts per request; 0 means DefaultEmbedBatch
 	Client     httpjson.Client
 }
+
+// Embedder is what the engine's embedding seam expects.
+var _ model.Embedder = (*Embedder)(nil)
 
 type embedRequest struct {
 	Model    string         `json:"model"`

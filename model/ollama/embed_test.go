@@ -2,74 +2,39 @@ package ollama
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/model/httpjson"
+	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
-// vecFor is the vector the fake server returns for text "t<i>": dim values
-// i, i+1, ...
-func vecFor(text string, dim int) []float64 {
-	i, _ := strconv.Atoi(strings.TrimPrefix(text, "t"))
-	v := make([]float64, dim)
-	for k := range v {
-		v[k] = float64(i + k)
-	}
-	return v
-}
-
-func texts(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("t%d", i)
-	}
-	return out
-}
-
-// embedServer answers /api/embed like Ollama, with dim-sized vectors.
-func embedServer(t *testing.T, dim int, reqs chan<- embedRequest) *httptest.Server {
+// embedAPI answers /api/embed like Ollama, with dim-sized vectors
+// (fakeapi.Vector), each answer held back by delay.
+func embedAPI(t *testing.T, dim int, delay time.Duration) *fakeapi.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/embed" || r.Method != http.MethodPost {
-			http.NotFound(w, r)
-			return
-		}
+	return fakeapi.New(t, fakeapi.Config{Path: "/api/embed", Delay: delay, Handler: func(r fakeapi.Request) fakeapi.Reply {
 		var req embedRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":"bad json"}`, http.StatusBadRequest)
-			return
-		}
-		if reqs != nil {
-			reqs <- req
+		if err := r.JSON(&req); err != nil {
+			return fakeapi.Reply{Status: http.StatusBadRequest, Body: `{"error":"bad json"}`}
 		}
 		resp := embedResponse{Model: req.Model}
 		for _, s := range req.Input {
-			resp.Embeddings = append(resp.Embeddings, vecFor(s, dim))
+			resp.Embeddings = append(resp.Embeddings, fakeapi.Vector(s, dim))
 		}
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		return fakeapi.Reply{Body: resp}
+	}})
 }
 
 func TestEmbedRequestAndOrder(t *testing.T) {
-	reqs := make(chan embedRequest, 100)
-	srv := embedServer(t, 4, reqs)
+	srv := embedAPI(t, 4, 0)
 	e := &Embedder{BaseURL: srv.URL + "/", Dimensions: 4, NumCtx: 2048, Truncate: true, BatchSize: 3,
 		Client: httpjson.Client{Limit: make(chan struct{}, 3)}}
-	in := texts(10)
-	out, err := e.Embed(context.Background(), in)
+	out, err := e.Embed(context.Background(), fakeapi.Texts(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,16 +46,18 @@ func TestEmbedRequestAndOrder(t *testing.T) {
 			t.Fatalf("vector %d = %v", i, v)
 		}
 	}
-	close(reqs)
-	n := 0
-	for req := range reqs {
-		n++
+	reqs := srv.Requests()
+	for _, r := range reqs {
+		var req embedRequest
+		if err := r.JSON(&req); err != nil {
+			t.Fatal(err)
+		}
 		if req.Model != DefaultEmbedModel || !req.Truncate || req.Options["num_ctx"] != float64(2048) || len(req.Input) > 3 {
 			t.Fatalf("request %+v", req)
 		}
 	}
-	if n != 4 {
-		t.Fatalf("%d requests, want 4 batches", n)
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4 batches", len(reqs))
 	}
 	if e.Dim() != 4 || e.Model() != DefaultEmbedModel {
 		t.Fatalf("Dim/Model = %d %q", e.Dim(), e.Model())
@@ -98,16 +65,16 @@ func TestEmbedRequestAndOrder(t *testing.T) {
 }
 
 func TestEmbedRawRequestShape(t *testing.T) {
-	var raw map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewDecoder(r.Body).Decode(&raw)
-		_, _ = w.Write([]byte(`{"model":"m","embeddings":[[0.1,0.2]],"total_duration":1,"load_duration":1,"prompt_eval_count":2}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Body: `{"model":"m","embeddings":[[0.1,0.2]],"total_duration":1,"load_duration":1,"prompt_eval_count":2}`}}})
 	e := &Embedder{BaseURL: strings.TrimPrefix(srv.URL, "http://"), ModelName: "m", Dimensions: 2}
 	out, err := e.Embed(context.Background(), []string{"hello"})
 	if err != nil || len(out) != 1 || out[0][1] != float32(0.2) {
 		t.Fatalf("Embed = %v, %v", out, err)
+	}
+	var raw map[string]any
+	if err := srv.Requests()[0].JSON(&raw); err != nil {
+		t.Fatal(err)
 	}
 	if raw["model"] != "m" || raw["truncate"] != false || fmt.Sprint(raw["input"]) != "[hello]" {
 		t.Fatalf("request %v", raw)
@@ -126,51 +93,31 @@ func TestEmbedEmpty(t *testing.T) {
 }
 
 func TestEmbedRetriesThenSucceeds(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch calls.Add(1) {
-		case 1:
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		case 2:
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte(`{"model":"m","embeddings":[[1,2,3]]}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusTooManyRequests},
+		{Status: http.StatusServiceUnavailable},
+		{Body: `{"model":"m","embeddings":[[1,2,3]]}`},
+	}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 3, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 	out, err := e.Embed(context.Background(), []string{"x"})
-	if err != nil || len(out) != 1 || calls.Load() != 3 {
-		t.Fatalf("Embed = %v, %v after %d calls", out, err, calls.Load())
+	if err != nil || len(out) != 1 || srv.Calls() != 3 {
+		t.Fatalf("Embed = %v, %v after %d calls", out, err, srv.Calls())
 	}
 }
 
 func TestEmbedGivesUp(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte(`{"error":"llama runner process has terminated"}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusInternalServerError, Body: `{"error":"llama runner process has terminated"}`}}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 3, Client: httpjson.Client{Attempts: 4, BaseDelay: time.Millisecond}}
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var se *httpjson.StatusError
-	if !errors.As(err, &se) || se.Code != 500 || calls.Load() != 4 || !strings.Contains(err.Error(), "llama runner") {
-		t.Fatalf("err = %v after %d calls, want HTTP 500 after 4", err, calls.Load())
+	if !errors.As(err, &se) || se.Code != 500 || srv.Calls() != 4 || !strings.Contains(err.Error(), "llama runner") {
+		t.Fatalf("err = %v after %d calls, want HTTP 500 after 4", err, srv.Calls())
 	}
 }
 
 func TestEmbedTimeout(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Delay: 5 * time.Second})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 3, Client: httpjson.Client{Timeout: 50 * time.Millisecond}}
 	start := time.Now()
 	_, err := e.Embed(context.Background(), []string{"x"})
@@ -190,10 +137,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		{"error field", `{"error":"boom"}`, []string{"boom"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				_, _ = w.Write([]byte(tc.body))
-			}))
-			defer srv.Close()
+			srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{{Body: tc.body}}})
 			e := &Embedder{BaseURL: srv.URL, Dimensions: DefaultEmbedDim}
 			_, err := e.Embed(context.Background(), []string{"x"})
 			if !errors.Is(err, ErrResponse) {
@@ -209,50 +153,21 @@ func TestEmbedBadResponses(t *testing.T) {
 }
 
 func TestEmbedConcurrencyBound(t *testing.T) {
-	var inFlight, peak atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		var req embedRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		time.Sleep(20 * time.Millisecond)
-		resp := embedResponse{}
-		for _, s := range req.Input {
-			resp.Embeddings = append(resp.Embeddings, vecFor(s, 2))
-		}
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	defer srv.Close()
+	srv := embedAPI(t, 2, 20*time.Millisecond)
 	// Copies share the limit, as the engine's callers do.
 	client := httpjson.Client{Limit: make(chan struct{}, 2)}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e := &Embedder{BaseURL: srv.URL, Dimensions: 2, BatchSize: 1, Client: client}
-			out, err := e.Embed(context.Background(), texts(5))
-			if err == nil && out[4][0] != 4 {
-				err = fmt.Errorf("order: %v", out)
-			}
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	err := fakeapi.Parallel(4, func() error {
+		e := &Embedder{BaseURL: srv.URL, Dimensions: 2, BatchSize: 1, Client: client}
+		out, err := e.Embed(context.Background(), fakeapi.Texts(5))
+		if err == nil && out[4][0] != 4 {
+			err = fmt.Errorf("order: %v", out)
 		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if p := peak.Load(); p > 2 || p < 1 {
+	if p := srv.Peak(); p > 2 || p < 1 {
 		t.Fatalf("peak in-flight requests = %d, want at most 2", p)
 	}
 }

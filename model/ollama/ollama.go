@@ -1,6 +1,9 @@
-// Package ollama is the Ollama model provider: summaries through the
-// /api/chat endpoint of a local or remote Ollama server.
+// Package ollama owns the Ollama model provider of a local or remote
+// Ollama server: embeddings through /api/embed ([Embedder], embed.go) and
+// summaries through /api/chat ([Summarizer], ollama.go).
 //
+//	e := &ollama.Embedder{ModelName: "qwen3-embedding:0.6b", Dimensions: 1024}
+//	vecs, err := e.Embed(ctx, []string{"first", "second"})
 //	s := &ollama.Summarizer{BaseURL: "http://localhost:11434", Model: "qwen3:0.6b"}
 //	summary, err := s.Summarize(ctx, prompt, text)
 package ollama
@@ -10,6 +13,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/httpjson"
 )
 
@@ -22,6 +26,9 @@ type Summarizer struct {
 	Truncate  bool   // SUMMARY_OLLAMA_TRUNCATE
 	Client    httpjson.Client
 }
+
+// Summarizer is what the engine's summary seam expects.
+var _ model.Summarizer = (*Summarizer)(nil)
 
 type message struct {
 	Role    string `json:"role"`

@@ -2,38 +2,16 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/model/httpjson"
+	"github.com/contextd/contextd/model/internal/fakeapi"
 )
-
-func vecFor(text string, dim int) []float64 {
-	i, _ := strconv.Atoi(strings.TrimPrefix(text, "t"))
-	v := make([]float64, dim)
-	for k := range v {
-		v[k] = float64(i + k)
-	}
-	return v
-}
-
-func texts(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("t%d", i)
-	}
-	return out
-}
 
 type datum struct {
 	Object    string    `json:"object"`
@@ -46,12 +24,27 @@ type datum struct {
 func answer(req embedRequest, dim int) map[string]any {
 	var data []datum
 	for i := len(req.Input) - 1; i >= 0; i-- {
-		data = append(data, datum{"embedding", i, vecFor(req.Input[i], dim)})
+		data = append(data, datum{"embedding", i, fakeapi.Vector(req.Input[i], dim)})
 	}
 	return map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}}
 }
 
+// embedAPI answers /v1/embeddings like OpenAI, with dim-sized vectors
+// (fakeapi.Vector), each answer held back by delay.
+func embedAPI(t *testing.T, dim int, delay time.Duration) *fakeapi.Server {
+	t.Helper()
+	return fakeapi.New(t, fakeapi.Config{Path: "/v1/embeddings", Delay: delay, Handler: func(r fakeapi.Request) fakeapi.Reply {
+		var req embedRequest
+		var raw map[string]any
+		if r.JSON(&req) != nil || r.JSON(&raw) != nil {
+			return fakeapi.Reply{Status: http.StatusBadRequest, Body: `{"error":{"message":"bad json"}}`}
+		}
+		return fakeapi.Reply{Body: answer(req, dim)}
+	}})
+}
+
+// seen is what a test checks of one request.
 type seen struct {
 	raw    map[string]any
 	auth   string
@@ -60,35 +53,28 @@ type seen struct {
 	inputs int
 }
 
-func embedServer(t *testing.T, dim int, reqs chan<- seen) *httptest.Server {
+func requests(t *testing.T, srv *fakeapi.Server) []seen {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
-			http.NotFound(w, r)
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
+	var out []seen
+	for _, r := range srv.Requests() {
 		var req embedRequest
 		var raw map[string]any
-		if json.Unmarshal(b, &req) != nil || json.Unmarshal(b, &raw) != nil {
-			http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-			return
+		if err := r.JSON(&req); err != nil {
+			t.Fatal(err)
 		}
-		if reqs != nil {
-			reqs <- seen{raw, r.Header.Get("Authorization"), r.Header.Get("OpenAI-Organization"), r.URL.Path, len(req.Input)}
+		if err := r.JSON(&raw); err != nil {
+			t.Fatal(err)
 		}
-		_ = json.NewEncoder(w).Encode(answer(req, dim))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		out = append(out, seen{raw, r.Header.Get("Authorization"), r.Header.Get("OpenAI-Organization"), r.Path, len(req.Input)})
+	}
+	return out
 }
 
 func TestEmbedRequestAndOrder(t *testing.T) {
-	reqs := make(chan seen, 100)
-	srv := embedServer(t, 3, reqs)
+	srv := embedAPI(t, 3, 0)
 	e := &Embedder{BaseURL: srv.URL + "/v1/", APIKey: "sk-test", Organization: "org-1", Dimensions: 3, BatchSize: 4,
 		Client: httpjson.Client{Limit: make(chan struct{}, 3)}}
-	out, err := e.Embed(context.Background(), texts(10))
+	out, err := e.Embed(context.Background(), fakeapi.Texts(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +83,8 @@ func TestEmbedRequestAndOrder(t *testing.T) {
 			t.Fatalf("vector %d = %v", i, v)
 		}
 	}
-	close(reqs)
-	n := 0
-	for s := range reqs {
-		n++
+	reqs := requests(t, srv)
+	for _, s := range reqs {
 		if s.auth != "Bearer sk-test" || s.org != "org-1" || s.raw["model"] != DefaultEmbedModel ||
 			s.raw["encoding_format"] != "float" || s.inputs > 4 {
 			t.Fatalf("request %+v", s)
@@ -109,19 +93,18 @@ func TestEmbedRequestAndOrder(t *testing.T) {
 			t.Fatalf("dimensions sent without SendDimensions: %v", s.raw)
 		}
 	}
-	if n != 3 {
-		t.Fatalf("%d requests, want 3 batches", n)
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 batches", len(reqs))
 	}
 }
 
 func TestEmbedSendsDimensions(t *testing.T) {
-	reqs := make(chan seen, 1)
-	srv := embedServer(t, 256, reqs)
+	srv := embedAPI(t, 256, 0)
 	e := &Embedder{BaseURL: srv.URL + "/v1", ModelName: "text-embedding-3-large", Dimensions: 256, SendDimensions: true}
 	if _, err := e.Embed(context.Background(), []string{"t1"}); err != nil {
 		t.Fatal(err)
 	}
-	s := <-reqs
+	s := requests(t, srv)[0]
 	if s.raw["dimensions"] != float64(256) || s.raw["model"] != "text-embedding-3-large" || s.auth != "" || s.org != "" {
 		t.Fatalf("request %+v", s)
 	}
@@ -131,68 +114,42 @@ func TestEmbedSendsDimensions(t *testing.T) {
 }
 
 func TestEmbedRetriesThenSucceeds(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch calls.Add(1) {
-		case 1:
-			w.WriteHeader(http.StatusTooManyRequests)
-			_, _ = w.Write([]byte(`{"error":{"message":"Rate limit reached","type":"requests"}}`))
-			return
-		case 2:
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		_, _ = w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,2]}],"model":"m"}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusTooManyRequests, Body: `{"error":{"message":"Rate limit reached","type":"requests"}}`},
+		{Status: http.StatusBadGateway},
+		{Body: `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,2]}],"model":"m"}`},
+	}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 2, Client: httpjson.Client{Attempts: 5, BaseDelay: time.Millisecond}}
 	out, err := e.Embed(context.Background(), []string{"x"})
-	if err != nil || len(out) != 1 || out[0][1] != 2 || calls.Load() != 3 {
-		t.Fatalf("Embed = %v, %v after %d calls", out, err, calls.Load())
+	if err != nil || len(out) != 1 || out[0][1] != 2 || srv.Calls() != 3 {
+		t.Fatalf("Embed = %v, %v after %d calls", out, err, srv.Calls())
 	}
 }
 
 func TestEmbedGivesUp(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"error":{"message":"You exceeded your current quota"}}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusTooManyRequests, Body: `{"error":{"message":"You exceeded your current quota"}}`}}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 2, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var se *httpjson.StatusError
-	if !errors.As(err, &se) || se.Code != 429 || calls.Load() != 3 || !strings.Contains(err.Error(), "quota") {
-		t.Fatalf("err = %v after %d calls, want HTTP 429 after 3", err, calls.Load())
+	if !errors.As(err, &se) || se.Code != 429 || srv.Calls() != 3 || !strings.Contains(err.Error(), "quota") {
+		t.Fatalf("err = %v after %d calls, want HTTP 429 after 3", err, srv.Calls())
 	}
 }
 
 func TestEmbedNotRetried(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided"}}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusUnauthorized, Body: `{"error":{"message":"Incorrect API key provided"}}`}}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 2, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var se *httpjson.StatusError
-	if !errors.As(err, &se) || se.Code != 401 || calls.Load() != 1 {
-		t.Fatalf("err = %v after %d calls, want one 401", err, calls.Load())
+	if !errors.As(err, &se) || se.Code != 401 || srv.Calls() != 1 {
+		t.Fatalf("err = %v after %d calls, want one 401", err, srv.Calls())
 	}
 }
 
 func TestEmbedTimeout(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Delay: 5 * time.Second})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 2, Client: httpjson.Client{Timeout: 50 * time.Millisecond, Attempts: 2, BaseDelay: time.Millisecond}}
 	start := time.Now()
 	_, err := e.Embed(context.Background(), []string{"x"})
@@ -212,10 +169,7 @@ func TestEmbedBadResponses(t *testing.T) {
 		{"non-finite", `{"data":[{"index":0,"embedding":[-1e300` + strings.Repeat(",0", 1535) + `]}]}`, []string{"non-finite"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				_, _ = w.Write([]byte(tc.body))
-			}))
-			defer srv.Close()
+			srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{{Body: tc.body}}})
 			e := &Embedder{BaseURL: srv.URL, Dimensions: DefaultEmbedDim}
 			_, err := e.Embed(context.Background(), []string{"x"})
 			if !errors.Is(err, ErrEmbedResponse) {
@@ -231,10 +185,8 @@ func TestEmbedBadResponses(t *testing.T) {
 }
 
 func TestEmbedDuplicateIndex(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(`{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Body: `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`}}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 1}
 	if _, err := e.Embed(context.Background(), []string{"a", "b"}); !errors.Is(err, ErrEmbedResponse) {
 		t.Fatalf("err = %v, want ErrEmbedResponse", err)
@@ -242,60 +194,30 @@ func TestEmbedDuplicateIndex(t *testing.T) {
 }
 
 func TestEmbedConcurrencyBound(t *testing.T) {
-	var inFlight, peak atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		var req embedRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		time.Sleep(20 * time.Millisecond)
-		_ = json.NewEncoder(w).Encode(answer(req, 2))
-	}))
-	defer srv.Close()
+	srv := embedAPI(t, 2, 20*time.Millisecond)
 	client := httpjson.Client{Limit: make(chan struct{}, 3)}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e := &Embedder{BaseURL: srv.URL, Dimensions: 2, BatchSize: 2, Client: client}
-			out, err := e.Embed(context.Background(), texts(9))
-			if err == nil && (out[8][0] != 8 || out[3][1] != 4) {
-				err = fmt.Errorf("order: %v", out)
-			}
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	err := fakeapi.Parallel(4, func() error {
+		e := &Embedder{BaseURL: srv.URL + "/v1", Dimensions: 2, BatchSize: 2, Client: client}
+		out, err := e.Embed(context.Background(), fakeapi.Texts(9))
+		if err == nil && (out[8][0] != 8 || out[3][1] != 4) {
+			err = fmt.Errorf("order: %v", out)
 		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if p := peak.Load(); p > 3 || p < 1 {
+	if p := srv.Peak(); p > 3 || p < 1 {
 		t.Fatalf("peak in-flight requests = %d, want at most 3", p)
 	}
 }
 
 func TestEmbedFirstErrorStopsBatches(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"error":{"message":"maximum context length is 8192 tokens"}}`))
-	}))
-	defer srv.Close()
+	srv := fakeapi.New(t, fakeapi.Config{Script: []fakeapi.Reply{
+		{Status: http.StatusBadRequest, Body: `{"error":{"message":"maximum context length is 8192 tokens"}}`}}})
 	e := &Embedder{BaseURL: srv.URL, Dimensions: 2, BatchSize: 1}
-	_, err := e.Embed(context.Background(), texts(50))
-	if err == nil || !strings.Contains(err.Error(), "8192") || calls.Load() > 2 {
-		t.Fatalf("err = %v after %d calls", err, calls.Load())
+	_, err := e.Embed(context.Background(), fakeapi.Texts(50))
+	if err == nil || !strings.Contains(err.Error(), "8192") || srv.Calls() > 2 {
+		t.Fatalf("err = %v after %d calls", err, srv.Calls())
 	}
 }

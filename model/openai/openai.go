@@ -1,6 +1,10 @@
-// Package openai is the OpenAI (and OpenAI-compatible server) model
-// provider: summaries through the Chat Completions API.
+// Package openai owns the OpenAI (and OpenAI-compatible server) model
+// provider: embeddings through the Embeddings API ([Embedder], embed.go)
+// and summaries through the Chat Completions API ([Summarizer],
+// openai.go).
 //
+//	e := &openai.Embedder{APIKey: key, ModelName: "text-embedding-3-small", Dimensions: 1536}
+//	vecs, err := e.Embed(ctx, []string{"first", "second"})
 //	s := &openai.Summarizer{APIKey: key, Model: "gpt-4o-mini"}
 //	summary, err := s.Summarize(ctx, prompt, text)
 package openai
@@ -10,6 +14,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/httpjson"
 )
 
@@ -22,6 +27,9 @@ type Summarizer struct {
 	ReasoningEffort string // SUMMARY_OPENAI_REASONING_EFFORT ("" omits it)
 	Client          httpjson.Client
 }
+
+// Summarizer is what the engine's summary seam expects.
+var _ model.Summarizer = (*Summarizer)(nil)
 
 type message struct {
 	Role    string `json:"role"`

@@ -1,4 +1,4 @@
-package rerank
+package builtin
 
 import (
 	"unicode"
@@ -8,8 +8,9 @@ import (
 	"github.com/blevesearch/snowballstem/english"
 )
 
-// Tokenization, shared by queries and passages so that both sides always
-// normalize a word the same way.
+// The lexical reranker's tokenization, shared by queries and passages so
+// that both sides always normalize a word the same way. (The embedder and
+// the summarizer of this package tokenize their own way.)
 //
 // A token is a maximal run of Unicode letters and digits (combining marks
 // are kept inside a token but never start one), lower-cased rune by rune
@@ -69,7 +70,7 @@ func tokenize(text string, buf []byte, emit func(tok []byte)) []byte {
 	return buf
 }
 
-// stem applies the light stemmer described above to the lower-cased token
+// stem applies the Snowball stemmer described above to the lower-cased token
 // b, in place, and returns the shortened slice.
 func stem(b []byte) []byte {
 	if len(b) < 3 {
@@ -80,10 +81,10 @@ func stem(b []byte) []byte {
 	return append(b[:0], env.Current()...)
 }
 
-// stopwords are dropped from queries (never needed in passages: a passage
+// queryStopwords are dropped from queries (never needed in passages: a passage
 // token only counts when it matches a query term). The list is small on
 // purpose: negations and question-bearing content words stay.
-var stopwords = func() map[string]bool {
+var queryStopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{
 		"a", "about", "all", "also", "an", "and", "any", "are", "as", "at",

@@ -1,4 +1,11 @@
-package rerank
+// Package tei owns the client of text-embeddings-inference's POST /rerank
+// API (RERANKING_PROVIDER=tei): cross-encoders such as BAAI/bge-reranker
+// or ms-marco-MiniLM served by `text-embeddings-router`, batched by
+// RERANKING_BATCH_SIZE, with timeout and retries from model/httpjson.
+//
+//	r := &tei.Reranker{URL: "http://localhost:8080", Client: httpjson.Client{Timeout: 30 * time.Second, Attempts: 3}}
+//	scores, err := r.Rerank(ctx, query, passages)
+package tei
 
 import (
 	"context"
@@ -6,14 +13,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/httpjson"
 )
 
 // DefaultBatchSize is the number of passages sent per request when
-// TEI.BatchSize is not positive (RERANKING_BATCH_SIZE default 32).
+// Reranker.BatchSize is not positive (RERANKING_BATCH_SIZE default 32).
 const DefaultBatchSize = 32
 
-// TEI reranks through a text-embeddings-inference server running a
+// Reranker reranks through a text-embeddings-inference server running a
 // cross-encoder (for example `text-embeddings-router --model-id
 // BAAI/bge-reranker-base`), with its POST /rerank API:
 //
@@ -27,9 +35,9 @@ const DefaultBatchSize = 32
 // retries on transport errors, 408, 429 and 5xx, and the concurrency bound.
 //
 // A blank query scores every passage 0, and blank passages score 0, without
-// asking the server (it rejects empty inputs). A *TEI is safe for
+// asking the server (it rejects empty inputs). A *Reranker is safe for
 // concurrent use once configured.
-type TEI struct {
+type Reranker struct {
 	// URL is the server's base URL (http://host:8080); "/rerank" is
 	// appended unless the URL already ends with it.
 	URL string
@@ -46,19 +54,22 @@ type TEI struct {
 	Headers map[string]string
 }
 
-type teiRequest struct {
+type rerankRequest struct {
 	Query     string   `json:"query"`
 	Texts     []string `json:"texts"`
 	RawScores bool     `json:"raw_scores"`
 	Truncate  bool     `json:"truncate"`
 }
 
-type teiRank struct {
+type rerankScore struct {
 	Index *int     `json:"index"`
 	Score *float64 `json:"score"`
 }
 
-func (t *TEI) endpoint() string {
+// Reranker is a reranker for the engine's reranking seam.
+var _ model.Reranker = (*Reranker)(nil)
+
+func (t *Reranker) endpoint() string {
 	u := strings.TrimRight(t.URL, "/")
 	if strings.HasSuffix(u, "/rerank") {
 		return u
@@ -70,7 +81,7 @@ func (t *TEI) endpoint() string {
 // It fails when the server cannot be reached or answers non-2xx after the
 // client's retries, or when its answer does not carry exactly one score
 // per text sent.
-func (t *TEI) Rerank(ctx context.Context, query string, passages []string) ([]float64, error) {
+func (t *Reranker) Rerank(ctx context.Context, query string, passages []string) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -95,11 +106,11 @@ func (t *TEI) Rerank(ctx context.Context, query string, passages []string) ([]fl
 	url := t.endpoint()
 	for lo := 0; lo < len(send); lo += size {
 		batch := send[lo:min(lo+size, len(send))]
-		req := teiRequest{Query: query, Texts: make([]string, len(batch)), Truncate: true}
+		req := rerankRequest{Query: query, Texts: make([]string, len(batch)), Truncate: true}
 		for j, i := range batch {
 			req.Texts[j] = passages[i]
 		}
-		var resp []teiRank
+		var resp []rerankScore
 		if err := t.Client.Post(ctx, url, t.Headers, req, &resp); err != nil {
 			return nil, fmt.Errorf("tei rerank %s: %w", url, err)
 		}
@@ -112,7 +123,7 @@ func (t *TEI) Rerank(ctx context.Context, query string, passages []string) ([]fl
 
 // placeScores checks that resp holds exactly one score per text of batch and
 // writes them, clamped, at the batch's passage positions in scores.
-func placeScores(resp []teiRank, batch []int, scores []float64) error {
+func placeScores(resp []rerankScore, batch []int, scores []float64) error {
 	if len(resp) != len(batch) {
 		return fmt.Errorf("%d scores for %d texts", len(resp), len(batch))
 	}
@@ -129,7 +140,7 @@ func placeScores(resp []teiRank, batch []int, scores []float64) error {
 			return fmt.Errorf("index %d without score", *r.Index)
 		}
 		seen[*r.Index] = true
-		scores[batch[*r.Index]] = clamp01(*r.Score)
+		scores[batch[*r.Index]] = model.ClampScore(*r.Score)
 	}
 	return nil
 }

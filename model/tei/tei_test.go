@@ -1,55 +1,50 @@
-package rerank
+package tei
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/model/httpjson"
+	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 // fakeTEI speaks the text-embeddings-inference /rerank shape. The score
 // of a text is the number after "s=" in it (for example "doc s=0.7"),
 // answers are shuffled, and the first fail503 requests answer 503.
 type fakeTEI struct {
-	fail503 int32
-	mutate  func(req teiRequest, resp []map[string]any) any // nil: answer as is
+	fail503 int
+	mutate  func(req rerankRequest, resp []map[string]any) any // nil: answer as is
 
-	calls   atomic.Int32
 	mu      sync.Mutex
-	batches [][]string
+	batches [][]string // texts of the requests answered
 	bodies  []map[string]any
 }
 
-func (f *fakeTEI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := f.calls.Add(1)
-	if r.Method != http.MethodPost || r.URL.Path != "/rerank" {
-		http.Error(w, "not found", http.StatusNotFound)
-		return
-	}
-	if n <= f.fail503 {
-		http.Error(w, "model loading", http.StatusServiceUnavailable)
-		return
-	}
+func (f *fakeTEI) start(t *testing.T) *fakeapi.Server {
+	t.Helper()
+	return fakeapi.New(t, fakeapi.Config{
+		Path:    "/rerank",
+		Script:  slices.Repeat([]fakeapi.Reply{{Status: http.StatusServiceUnavailable, Body: "model loading"}}, f.fail503),
+		Handler: f.answer,
+	})
+}
+
+func (f *fakeTEI) answer(r fakeapi.Request) fakeapi.Reply {
 	var raw map[string]any
-	var req teiRequest
-	body := json.NewDecoder(r.Body)
-	if err := body.Decode(&raw); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	var req rerankRequest
+	if err := r.JSON(&raw); err != nil {
+		return fakeapi.Reply{Status: http.StatusBadRequest, Body: err.Error()}
 	}
-	b, _ := json.Marshal(raw)
-	_ = json.Unmarshal(b, &req)
+	_ = r.JSON(&req)
 	f.mu.Lock()
 	f.batches = append(f.batches, req.Texts)
 	f.bodies = append(f.bodies, raw)
@@ -62,13 +57,12 @@ func (f *fakeTEI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		resp[i] = map[string]any{"index": i, "score": score}
 	}
-	rand.New(rand.NewPCG(uint64(n), 3)).Shuffle(len(resp), func(i, j int) { resp[i], resp[j] = resp[j], resp[i] })
+	rand.New(rand.NewPCG(uint64(r.N), 3)).Shuffle(len(resp), func(i, j int) { resp[i], resp[j] = resp[j], resp[i] })
 	var out any = resp
 	if f.mutate != nil {
 		out = f.mutate(req, resp)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	return fakeapi.Reply{Body: out}
 }
 
 func TestTEIRerank(t *testing.T) {
@@ -76,10 +70,10 @@ func TestTEIRerank(t *testing.T) {
 		name        string
 		passages    []string
 		batchSize   int
-		fail503     int32
+		fail503     int
 		wantScores  string
 		wantBatches string // texts per request
-		wantCalls   int32
+		wantCalls   int
 	}{
 		{
 			name:        "shuffled answer mapped back by index",
@@ -129,9 +123,8 @@ func TestTEIRerank(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeTEI{fail503: tc.fail503}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			r := &TEI{URL: srv.URL + "/", Model: "BAAI/bge-reranker-base", BatchSize: tc.batchSize,
+			srv := f.start(t)
+			r := &Reranker{URL: srv.URL + "/", Model: "BAAI/bge-reranker-base", BatchSize: tc.batchSize,
 				Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "what query", tc.passages)
 			if err != nil {
@@ -147,8 +140,8 @@ func TestTEIRerank(t *testing.T) {
 			if fmt.Sprint(sizes) != tc.wantBatches {
 				t.Fatalf("batch sizes = %v, want %s", sizes, tc.wantBatches)
 			}
-			if f.calls.Load() != tc.wantCalls {
-				t.Fatalf("calls = %d, want %d", f.calls.Load(), tc.wantCalls)
+			if srv.Calls() != tc.wantCalls {
+				t.Fatalf("calls = %d, want %d", srv.Calls(), tc.wantCalls)
 			}
 			for _, body := range f.bodies {
 				if body["query"] != "what query" || body["raw_scores"] != false || body["truncate"] != true || len(body) != 4 {
@@ -170,38 +163,36 @@ func numbered(n int) []string {
 func TestTEIErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		mutate  func(req teiRequest, resp []map[string]any) any
-		fail503 int32
+		mutate  func(req rerankRequest, resp []map[string]any) any
+		fail503 int
 		want    string // substring of the error
 	}{
-		{"count mismatch", func(_ teiRequest, resp []map[string]any) any { return resp[1:] }, 0, "2 scores for 3 texts"},
-		{"missing index", func(_ teiRequest, resp []map[string]any) any {
+		{"count mismatch", func(_ rerankRequest, resp []map[string]any) any { return resp[1:] }, 0, "2 scores for 3 texts"},
+		{"missing index", func(_ rerankRequest, resp []map[string]any) any {
 			delete(resp[0], "index")
 			return resp
 		}, 0, "score without index"},
-		{"index out of range", func(_ teiRequest, resp []map[string]any) any {
+		{"index out of range", func(_ rerankRequest, resp []map[string]any) any {
 			resp[0]["index"] = 7
 			return resp
 		}, 0, "index 7 out of range"},
-		{"duplicate index", func(_ teiRequest, resp []map[string]any) any {
+		{"duplicate index", func(_ rerankRequest, resp []map[string]any) any {
 			for _, r := range resp {
 				r["index"] = 1
 			}
 			return resp
 		}, 0, "index 1 scored twice"},
-		{"missing score", func(_ teiRequest, resp []map[string]any) any {
+		{"missing score", func(_ rerankRequest, resp []map[string]any) any {
 			delete(resp[2], "score")
 			return resp
 		}, 0, "without score"},
-		{"not an array", func(teiRequest, []map[string]any) any { return map[string]any{"error": "x"} }, 0, "decode response"},
+		{"not an array", func(rerankRequest, []map[string]any) any { return map[string]any{"error": "x"} }, 0, "decode response"},
 		{"503 after retries", nil, 100, "HTTP 503"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeTEI{fail503: tc.fail503, mutate: tc.mutate}
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			r := &TEI{URL: srv.URL, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
+			srv := (&fakeTEI{fail503: tc.fail503, mutate: tc.mutate}).start(t)
+			r := &Reranker{URL: srv.URL, Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond}}
 			got, err := r.Rerank(context.Background(), "q", []string{"a", "b", "c"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v (scores %v), want error containing %q", err, got, tc.want)
@@ -212,9 +203,8 @@ func TestTEIErrors(t *testing.T) {
 		})
 	}
 	t.Run("status error unwraps", func(t *testing.T) {
-		srv := httptest.NewServer(&fakeTEI{fail503: 100})
-		defer srv.Close()
-		r := &TEI{URL: srv.URL}
+		srv := (&fakeTEI{fail503: 100}).start(t)
+		r := &Reranker{URL: srv.URL}
 		_, err := r.Rerank(context.Background(), "q", []string{"a"})
 		var se *httpjson.StatusError
 		if !errors.As(err, &se) || se.Code != http.StatusServiceUnavailable {
@@ -222,18 +212,16 @@ func TestTEIErrors(t *testing.T) {
 		}
 	})
 	t.Run("no URL", func(t *testing.T) {
-		_, err := (&TEI{}).Rerank(context.Background(), "q", []string{"a"})
+		_, err := (&Reranker{}).Rerank(context.Background(), "q", []string{"a"})
 		if err == nil {
 			t.Fatalf("err = nil, want error")
 		}
 	})
 	t.Run("blank query asks nothing", func(t *testing.T) {
-		f := &fakeTEI{}
-		srv := httptest.NewServer(f)
-		defer srv.Close()
-		got, err := (&TEI{URL: srv.URL}).Rerank(context.Background(), " ", []string{"a", "b"})
-		if err != nil || fmt.Sprint(got) != "[0 0]" || f.calls.Load() != 0 {
-			t.Fatalf("scores %v, err %v, calls %d; want [0 0], nil, 0", got, err, f.calls.Load())
+		srv := (&fakeTEI{}).start(t)
+		got, err := (&Reranker{URL: srv.URL}).Rerank(context.Background(), " ", []string{"a", "b"})
+		if err != nil || fmt.Sprint(got) != "[0 0]" || srv.Calls() != 0 {
+			t.Fatalf("scores %v, err %v, calls %d; want [0 0], nil, 0", got, err, srv.Calls())
 		}
 	})
 }
@@ -247,7 +235,7 @@ func TestTEIEndpoint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
-			if got := (&TEI{URL: tc.url}).endpoint(); got != tc.want {
+			if got := (&Reranker{URL: tc.url}).endpoint(); got != tc.want {
 				t.Fatalf("endpoint(%q) = %q, want %q", tc.url, got, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package rerank
+package builtin
 
 import (
 	"context"

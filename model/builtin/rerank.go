@@ -1,8 +1,10 @@
-package rerank
+package builtin
 
 import (
 	"context"
 	"math"
+
+	"github.com/contextd/contextd/model"
 )
 
 // Lexical is the built-in offline reranker: Okapi BM25 over the passages
@@ -12,10 +14,9 @@ import (
 // for concurrent use.
 //
 // Terms. Query and passages are tokenized alike (Unicode letters and
-// digits, case-folded, the package's light English suffix stripping:
-// plurals, -ed, -ing, final -e; see stem). Stop words are dropped from the
-// query unless the query has nothing else; a repeated query term counts
-// once.
+// digits, case-folded, then the Snowball English stemmer the full-text
+// index applies; see stem). Stop words are dropped from the query unless
+// the query has nothing else; a repeated query term counts once.
 //
 // Weights. With Stats set, idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)) from
 // the collection's document frequencies (the engine passes its full-text
@@ -39,6 +40,9 @@ type Lexical struct {
 	// Stats, when set, supplies collection document frequencies.
 	Stats DocFreqs
 }
+
+// Lexical is a reranker for the engine's reranking seam.
+var _ model.Reranker = Lexical{}
 
 // DocFreqs reports, for each word, how many documents of the collection
 // hold it (after the collection's own analysis), and the collection size.
@@ -82,7 +86,7 @@ func queryTerms(query string) (map[string]int32, []string) {
 		w := word{surface: string(tok)}
 		w.stem = string(stem(tok))
 		all = append(all, w)
-		if !stopwords[w.surface] {
+		if !queryStopwords[w.surface] {
 			kept = append(kept, w)
 		}
 	})
@@ -220,18 +224,7 @@ func (l Lexical) Rerank(ctx context.Context, query string, passages []string) ([
 				score += min(1, idf[j]) * acc[j] * (lexK1 + 1) / (acc[j] + k)
 			}
 		}
-		scores[i] = clamp01(score / bound)
+		scores[i] = model.ClampScore(score / bound)
 	}
 	return scores, nil
-}
-
-// clamp01 bounds x to [0, 1]; NaN becomes 0.
-func clamp01(x float64) float64 {
-	switch {
-	case !(x > 0):
-		return 0
-	case x > 1:
-		return 1
-	}
-	return x
 }
