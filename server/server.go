@@ -10,6 +10,8 @@
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
 // declaration yields both the advertised JSON Schema and the decoder.
+// ContextTools lists them explicitly, in reference order; another package
+// serves its own tools next to them through Options.Tools.
 //
 //	cfg, err := server.ConfigFromLookup(os.LookupEnv)
 //	if err != nil { ... } // a *server.ConfigError: exit 78
@@ -47,8 +49,8 @@ const DefaultPrincipal = "local"
 // principalPattern is the syntax of ACCESS_CONTROL_DEFAULT_PRINCIPAL.
 var principalPattern = regexp.MustCompile(`^[A-Za-z0-9._@:+-]{1,128}$`)
 
-// Options configure a Server. The zero value serves every tool as
-// principal "local" with the built-in instructions.
+// Options configure a Server. The zero value serves every tool of
+// ContextTools as principal "local" with the built-in instructions.
 type Options struct {
 	// DefaultPrincipal is the principal of a call whose context carries
 	// none (ACCESS_CONTROL_DEFAULT_PRINCIPAL, default "local").
@@ -64,6 +66,11 @@ type Options struct {
 	// Logger receives diagnostics (nil discards them). Nothing is ever
 	// written to the protocol stream.
 	Logger *slog.Logger
+	// Tools are the tools to serve, in tools/list order: nil serves
+	// ContextTools(); a non-nil list is served as given (append another
+	// package's tools to ContextTools() to serve both). DisabledTools and
+	// each Tool.Available still apply.
+	Tools []Tool
 }
 
 // Server serves the contextd tools over MCP.
@@ -107,6 +114,23 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	}
 	s.mcp = mcpserver.NewMCPServer(Name, version, sopts...)
 
+	list := opts.Tools
+	if list == nil {
+		list = ContextTools()
+	}
+	known := make(map[string]bool, len(list))
+	for i := range list {
+		t := &list[i]
+		switch {
+		case t.Spec.Name == "":
+			return nil, fmt.Errorf("server: tool %d has no name", i)
+		case t.Call == nil:
+			return nil, fmt.Errorf("server: tool %s has no call", t.Spec.Name)
+		case known[strings.ToLower(t.Spec.Name)]:
+			return nil, fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
+		}
+		known[strings.ToLower(t.Spec.Name)] = true
+	}
 	disabled := map[string]bool{}
 	for _, n := range opts.DisabledTools {
 		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
@@ -114,27 +138,30 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 		}
 	}
 	for n := range disabled {
-		if !contains(toolOrder, n) && registry[n] == nil {
+		if !known[n] && !plannedTool(n) {
 			s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
 		}
 	}
 	var tools []mcpserver.ServerTool
-	for _, t := range catalog() {
-		if disabled[t.name] {
-			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.name)
+	for _, t := range list {
+		if disabled[strings.ToLower(t.Spec.Name)] {
+			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.Spec.Name)
 			continue
 		}
-		if t.available != nil && !t.available(eng) {
-			s.log.Info("tool not registered (no search mode serves it)", "tool", t.name)
+		if t.Available != nil && !t.Available(eng) {
+			s.log.Info("tool not registered (no search mode serves it)", "tool", t.Spec.Name)
 			continue
+		}
+		if t.Failure == "" {
+			t.Failure = "Failed to run " + t.Spec.Name
 		}
 		tools = append(tools, mcpserver.ServerTool{
-			Tool: t.mcpTool(),
+			Tool: t.Spec,
 			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return s.handle(ctx, t, req)
+				return s.handle(ctx, &t, req)
 			},
 		})
-		s.names = append(s.names, t.name)
+		s.names = append(s.names, t.Spec.Name)
 	}
 	if len(tools) > 0 {
 		s.mcp.AddTools(tools...)
