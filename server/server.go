@@ -3,10 +3,9 @@
 // declarations (names, descriptions, input schemas, annotations), argument
 // validation and lax coercion before the engine sees a value, the mapping
 // of results and errors to MCP tool results, the server instructions, the
-// DISABLED_TOOLS toggle, the stdio and streamable HTTP transports (http.go)
-// with HTTP authentication (auth.go, jwt.go: none, simple token, JWT), and
-// configuration from the upstream environment variable names
-// (ConfigFromLookup).
+// DISABLED_TOOLS toggle, the stdio and streamable HTTP transports (http.go;
+// HTTP authentication is package server/auth), and configuration from the
+// upstream environment variable names (ConfigFromLookup).
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
 // declaration yields both the advertised JSON Schema and the decoder.
