@@ -3,25 +3,27 @@
 // declarations (names, descriptions, input schemas, annotations), argument
 // validation and lax coercion before the engine sees a value, the mapping
 // of results and errors to MCP tool results, the server instructions, the
-// DISABLED_TOOLS toggle, the stdio and streamable HTTP transports (http.go;
-// HTTP authentication is package server/auth), and configuration from the
-// upstream environment variable names (ConfigFromLookup).
+// DISABLED_TOOLS toggle, and the stdio and streamable HTTP transports
+// (http.go). HTTP authentication is package server/auth; reading all of
+// this from the environment is package config.
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
 // declaration yields both the advertised JSON Schema and the decoder.
 // ContextTools lists them explicitly, in reference order; another package
 // serves its own tools next to them through Options.Tools.
 //
-//	cfg, err := server.ConfigFromLookup(os.LookupEnv)
-//	if err != nil { ... } // a *server.ConfigError: exit 78
-//	eng, err := contextd.Open(ctx, cfg.Engine)
+//	eng, err := contextd.Open(ctx, contextd.Config{DBPath: "ctx.db"})
 //	if err != nil { ... }
 //	defer eng.Close()
-//	srv, err := server.New(eng, cfg.Server)
+//	srv, err := server.New(eng, server.Options{
+//		DisabledTools: []string{"delete_context"},
+//		Tools:         append(server.ContextTools(), myTools...),
+//	})
 //	if err != nil { ... }
 //	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
-//	// or, for MCP_TRANSPORT=http:
-//	err = srv.ListenAndServeHTTP(ctx, cfg.HTTP)
+//	// or, over streamable HTTP with JWT authentication:
+//	a, err := auth.New(auth.Config{Provider: "jwt", JWT: jwtConfig}, server.DefaultPrincipal)
+//	err = srv.ListenAndServeHTTP(ctx, server.HTTPOptions{Port: 8000, Auth: a})
 package server
 
 import (
@@ -47,6 +49,12 @@ const DefaultPrincipal = "local"
 
 // principalPattern is the syntax of ACCESS_CONTROL_DEFAULT_PRINCIPAL.
 var principalPattern = regexp.MustCompile(`^[A-Za-z0-9._@:+-]{1,128}$`)
+
+// ValidPrincipal reports whether id may be the default principal: 1 to 128
+// characters of A-Z a-z 0-9 . _ @ : + -. New refuses any other; package
+// config checks ACCESS_CONTROL_DEFAULT_PRINCIPAL with it first, so the
+// error names the variable.
+func ValidPrincipal(id string) bool { return principalPattern.MatchString(id) }
 
 // Options configure a Server. The zero value serves every tool of
 // ContextTools as principal "local" with the built-in instructions.
@@ -93,7 +101,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if s.principal == "" {
 		s.principal = DefaultPrincipal
 	}
-	if !principalPattern.MatchString(s.principal) {
+	if !ValidPrincipal(s.principal) {
 		return nil, fmt.Errorf("server: invalid default principal %q: must match %s", s.principal, principalPattern)
 	}
 	version := opts.Version

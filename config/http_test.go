@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"context"
@@ -49,10 +49,10 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.env["DB_PATH"] = "/tmp/x.db"
-			_, err := ConfigFromLookup(lookupMap(tc.env))
-			var ce *ConfigError
+			_, err := FromEnv(lookupMap(tc.env))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("got %v, want a *ConfigError", err)
+				t.Fatalf("got %v, want a *Error", err)
 			}
 			if ce.Var != tc.wantVar || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %s (var %s), want var %s and %q", err, ce.Var, tc.wantVar, tc.want)
@@ -63,7 +63,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 		})
 	}
 
-	c, err := ConfigFromLookup(lookupMap(map[string]string{
+	c, err := FromEnv(lookupMap(map[string]string{
 		"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "streamable-http", "FASTMCP_HOST": "127.0.0.1", "FASTMCP_PORT": "9123",
 		"FASTMCP_JSON_RESPONSE": "true", "FASTMCP_STATELESS_HTTP": "false",
 		"MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": strings.ReplaceAll(ecPEM, "\n", `\n`), "MCP_AUTH_JWT_ALGORITHM": "ES256",
@@ -79,7 +79,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	if err != nil || p.ID != "eve" {
 		t.Fatalf("ES256 token through the configured verifier: %+v %v", p, err)
 	}
-	d, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
+	d, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
 	if err != nil || d.Transport != "stdio" || d.HTTP.Addr() != "0.0.0.0:8000" || d.HTTP.Stateful || d.HTTP.JSONResponse || d.AuthProvider != "none" {
 		t.Fatalf("defaults: %+v %v", d, err)
 	}
