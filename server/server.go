@@ -125,21 +125,31 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if list == nil {
 		list = ContextTools()
 	}
+	if err := s.addTools(list, opts.DisabledTools); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addTools registers the tools of list that are neither disabled nor
+// unavailable on the engine, in list order. A list naming a tool twice,
+// or holding a tool without a name or a call, is refused.
+func (s *Server) addTools(list []Tool, disabledNames []string) error {
 	known := make(map[string]bool, len(list))
 	for i := range list {
 		t := &list[i]
 		switch {
 		case t.Spec.Name == "":
-			return nil, fmt.Errorf("server: tool %d has no name", i)
+			return fmt.Errorf("server: tool %d has no name", i)
 		case t.Call == nil:
-			return nil, fmt.Errorf("server: tool %s has no call", t.Spec.Name)
+			return fmt.Errorf("server: tool %s has no call", t.Spec.Name)
 		case known[strings.ToLower(t.Spec.Name)]:
-			return nil, fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
+			return fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
 		}
 		known[strings.ToLower(t.Spec.Name)] = true
 	}
 	disabled := map[string]bool{}
-	for _, n := range opts.DisabledTools {
+	for _, n := range disabledNames {
 		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
 			disabled[n] = true
 		}
@@ -155,7 +165,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.Spec.Name)
 			continue
 		}
-		if t.Available != nil && !t.Available(eng) {
+		if t.Available != nil && !t.Available(s.eng) {
 			s.log.Info("tool not registered (no search mode serves it)", "tool", t.Spec.Name)
 			continue
 		}
@@ -173,7 +183,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if len(tools) > 0 {
 		s.mcp.AddTools(tools...)
 	}
-	return s, nil
+	return nil
 }
 
 // MCP returns the underlying mcp-go server, for other transports and for

@@ -38,8 +38,11 @@ type JWTConfig struct {
 	JWKSRefreshInterval, JWKSMaxAge time.Duration
 }
 
-var jwtAlgorithms = []string{"HS256", "HS384", "HS512", "RS256", "RS384", "RS512",
-	"ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "EdDSA"}
+// jwtAlgorithms are the signing algorithms the jwt provider accepts.
+func jwtAlgorithms() []string {
+	return []string{"HS256", "HS384", "HS512", "RS256", "RS384", "RS512",
+		"ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "EdDSA"}
+}
 
 type jwtVerifier struct {
 	cfg    JWTConfig
@@ -52,8 +55,8 @@ func newJWTVerifier(cfg JWTConfig) (*jwtVerifier, error) {
 	if cfg.Algorithm == "" {
 		cfg.Algorithm = "RS256"
 	}
-	if !slices.Contains(jwtAlgorithms, cfg.Algorithm) {
-		return nil, &ConfigError{Var: "MCP_AUTH_JWT_ALGORITHM", Value: cfg.Algorithm, Reason: "must be one of " + strings.Join(jwtAlgorithms, ", ")}
+	if algs := jwtAlgorithms(); !slices.Contains(algs, cfg.Algorithm) {
+		return nil, &ConfigError{Var: "MCP_AUTH_JWT_ALGORITHM", Value: cfg.Algorithm, Reason: "must be one of " + strings.Join(algs, ", ")}
 	}
 	if cfg.GroupsClaim == "" {
 		cfg.GroupsClaim = "groups"
