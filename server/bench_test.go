@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/server"
 )
@@ -35,7 +36,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	// embeddings, summaries and reranker, in-process search), on a fresh
 	// database.
 	db := filepath.Join(b.TempDir(), "bench.db")
-	cfg, err := server.ConfigFromLookup(func(k string) (string, bool) {
+	cfg, err := config.FromEnv(func(k string) (string, bool) {
 		if k == "DB_PATH" {
 			return db, true
 		}

@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/model/builtin"
-	"github.com/contextd/contextd/server"
 )
 
 // switchEmbedder wraps an embedder, counts its calls and fails every call
@@ -59,13 +59,13 @@ func withReranker(r contextd.Reranker) envOption {
 }
 
 // withFTSDisabled is ENABLE_FTS=false, applied the way the binary reads it
-// (server.ConfigFromLookup): full-text search is off in the engine and
+// (config.FromEnv): full-text search is off in the engine and
 // fts_search_context joins DISABLED_TOOLS.
 func withFTSDisabled() envOption {
 	vars := map[string]string{"ENABLE_FTS": "false", "DB_PATH": "unused.db"}
-	c, err := server.ConfigFromLookup(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	c, err := config.FromEnv(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
 	if err != nil {
-		panic(fmt.Sprintf("ConfigFromLookup(ENABLE_FTS=false): %v", err))
+		panic(fmt.Sprintf("config.FromEnv(ENABLE_FTS=false): %v", err))
 	}
 	return func(s *envSettings) {
 		s.configure = append(s.configure, func(cfg *contextd.Config) { cfg.FTS.Enable = c.Engine.FTS.Enable })

@@ -7,10 +7,20 @@ import (
 	"testing"
 )
 
-// decodeTool decodes args for a registered tool.
+// lookupTool returns the built-in tool named name, nil when there is none.
+func lookupTool(name string) *toolDef {
+	for _, td := range contextTools() {
+		if td.name == name {
+			return td
+		}
+	}
+	return nil
+}
+
+// decodeTool decodes args for a built-in tool.
 func decodeTool(t *testing.T, tool string, raw any) (args, error) {
 	t.Helper()
-	td := registry[tool]
+	td := lookupTool(tool)
 	if td == nil {
 		t.Fatalf("no tool %s", tool)
 	}

@@ -88,7 +88,7 @@ func TestToolSchemasGolden(t *testing.T) {
 
 // TestSchemasAreStrictObjects checks the shape every input schema shares.
 func TestSchemasAreStrictObjects(t *testing.T) {
-	for _, td := range catalog() {
+	for _, td := range contextTools() {
 		t.Run(td.name, func(t *testing.T) {
 			var s map[string]any
 			if err := json.Unmarshal(inputSchema(td.params), &s); err != nil {
@@ -129,7 +129,7 @@ func TestAnnotations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool, func(t *testing.T) {
-			a := registry[tc.tool].mcpTool().Annotations
+			a := lookupTool(tc.tool).mcpTool().Annotations
 			if *a.ReadOnlyHint != tc.readOnly || *a.DestructiveHint != tc.destructive || *a.IdempotentHint != tc.idempotent {
 				t.Fatalf("hints: got readOnly=%v destructive=%v idempotent=%v", *a.ReadOnlyHint, *a.DestructiveHint, *a.IdempotentHint)
 			}

@@ -46,6 +46,12 @@ func newTestServer(t *testing.T, opts Options) *Server {
 	return s
 }
 
+// handleDef runs one call of the built-in or test tool td.
+func (s *Server) handleDef(ctx context.Context, td *toolDef, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	t := td.tool()
+	return s.handle(ctx, &t, req)
+}
+
 func callReq(args map[string]any) mcp.CallToolRequest {
 	var req mcp.CallToolRequest
 	req.Params.Arguments = args
@@ -90,7 +96,7 @@ func TestHandleErrorMapping(t *testing.T) {
 			td := &toolDef{name: "fake", failure: "Failed to do things", call: func(context.Context, *contextd.Engine, args) (any, error) {
 				return tc.call()
 			}}
-			r, err := s.handle(context.Background(), td, callReq(nil))
+			r, err := s.handleDef(context.Background(), td, callReq(nil))
 			if err != nil {
 				t.Fatalf("handle returned a Go error: %v", err)
 			}
@@ -121,7 +127,7 @@ func TestHandleArrayResult(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			td := &toolDef{name: "fake", failure: "x", array: true, call: func(context.Context, *contextd.Engine, args) (any, error) { return tc.v, nil }}
-			r, _ := s.handle(context.Background(), td, callReq(nil))
+			r, _ := s.handleDef(context.Background(), td, callReq(nil))
 			if r.IsError {
 				t.Fatalf("isError: %s", resultText(t, r))
 			}
@@ -144,11 +150,11 @@ func TestHandlePrincipal(t *testing.T) {
 		got = p.ID
 		return map[string]any{}, nil
 	}}
-	s.handle(context.Background(), td, callReq(nil))
+	s.handleDef(context.Background(), td, callReq(nil))
 	if got != "carol" {
 		t.Fatalf("no principal: got %q, want the default carol", got)
 	}
-	s.handle(contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"}), td, callReq(nil))
+	s.handleDef(contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"}), td, callReq(nil))
 	if got != "alice" {
 		t.Fatalf("context principal: got %q, want alice", got)
 	}
@@ -158,14 +164,14 @@ func TestAnonymousCheckedBeforeArguments(t *testing.T) {
 	s := newTestServer(t, Options{DefaultPrincipal: "anon"})
 	for _, tool := range []string{"store_context", "store_context_batch", "update_context", "update_context_batch", "delete_context", "delete_context_batch"} {
 		t.Run(tool, func(t *testing.T) {
-			r, _ := s.handle(context.Background(), registry[tool], callReq(map[string]any{"bogus": 1.0}))
+			r, _ := s.handleDef(context.Background(), lookupTool(tool), callReq(map[string]any{"bogus": 1.0}))
 			want := "The anonymous principal is read-only: " + tool + " is not permitted"
 			if got := resultText(t, r); !r.IsError || got != want {
 				t.Fatalf("got isError=%v %q, want %q", r.IsError, got, want)
 			}
 		})
 	}
-	r, _ := s.handle(context.Background(), registry["list_threads"], callReq(map[string]any{"bogus": 1.0}))
+	r, _ := s.handleDef(context.Background(), lookupTool("list_threads"), callReq(map[string]any{"bogus": 1.0}))
 	if got := resultText(t, r); !strings.HasPrefix(got, "Unexpected parameter 'bogus'") {
 		t.Fatalf("read tool as anon: got %q, want the argument error", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/server/auth"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -30,8 +31,9 @@ type HTTPOptions struct {
 	// only: the GET event stream is refused with 405. Tool calls answer
 	// with JSON either way, since the tools send no notifications.
 	JSONResponse bool
-	// Auth verifies each request (nil: MCP_AUTH_PROVIDER=none).
-	Auth Authenticate
+	// Auth verifies each request (nil: MCP_AUTH_PROVIDER=none, every call
+	// runs as the default principal).
+	Auth auth.Authenticator
 	// ShutdownTimeout bounds how long a shutdown waits for in-flight
 	// calls (SHUTDOWN_TIMEOUT_S, default 10 s).
 	ShutdownTimeout time.Duration
@@ -54,14 +56,15 @@ func (o HTTPOptions) Addr() string {
 // {"status":"ok"}. The streamable server keeps mcp-go's DNS-rebinding
 // protection: a request over loopback must carry a loopback Host.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	auth := o.Auth
-	if auth == nil {
-		auth, _ = NewAuthenticator(AuthConfig{}, s.principal)
+	authn := o.Auth
+	if authn == nil {
+		// Provider none never fails to build.
+		authn, _ = auth.New(auth.Config{}, s.principal)
 	}
 	opts := []mcpserver.StreamableHTTPOption{
 		mcpserver.WithEndpointPath(MCPPath),
 		mcpserver.WithStreamableHTTPLogger(s.log),
-		// The principal set by requireAuth rides the request context; copy
+		// The principal set by auth.Require rides the request context; copy
 		// it explicitly so it reaches the tool whatever context mcp-go uses.
 		mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if p, ok := contextd.PrincipalFrom(r.Context()); ok {
@@ -84,7 +87,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
-	mux.Handle(MCPPath, requireAuth(auth, s.log, mcpHandler))
+	mux.Handle(MCPPath, auth.Require(authn, s.log, mcpHandler))
 	return mux
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/auth"
 )
 
 // TestHTTPLoad runs 8 concurrent MCP clients over loopback HTTP, each a
@@ -36,7 +36,7 @@ func TestHTTPLoad(t *testing.T) {
 	}
 	const clients = 8
 	sg := newSigner(t, "k1")
-	env := newHTTPEnv(t, server.AuthConfig{Provider: "jwt", JWT: server.JWTConfig{
+	env := newHTTPEnv(t, auth.Config{Provider: "jwt", JWT: auth.JWTConfig{
 		PublicKey: sg.publicPEM(t), Issuer: testIssuer, Audience: testAudience,
 	}}, contextd.Config{})
 

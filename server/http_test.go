@@ -33,6 +33,7 @@ import (
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/auth"
 )
 
 const (
@@ -133,7 +134,7 @@ type httpEnv struct {
 	eng *contextd.Engine
 }
 
-func newHTTPEnv(t testing.TB, auth server.AuthConfig, cfg contextd.Config) *httpEnv {
+func newHTTPEnv(t testing.TB, ac auth.Config, cfg contextd.Config) *httpEnv {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(t.TempDir(), "ctx.db")})
 	if err != nil {
@@ -148,7 +149,7 @@ func newHTTPEnv(t testing.TB, auth server.AuthConfig, cfg contextd.Config) *http
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := server.NewAuthenticator(auth, server.DefaultPrincipal)
+	a, err := auth.New(ac, server.DefaultPrincipal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func (h *httpClient) readable(id string) bool {
 }
 
 func TestHTTPHealthAndSimpleToken(t *testing.T) {
-	env := newHTTPEnv(t, server.AuthConfig{Provider: "simple_token", Token: "s3cret"}, contextd.Config{})
+	env := newHTTPEnv(t, auth.Config{Provider: "simple_token", Token: "s3cret"}, contextd.Config{})
 	resp, err := http.Get(env.url + "/health")
 	if err != nil {
 		t.Fatal(err)
@@ -298,8 +299,8 @@ func rawPost(t testing.TB, url, authorization string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 
-func jwtAuth(jwksURL string) server.AuthConfig {
-	return server.AuthConfig{Provider: "jwt", JWT: server.JWTConfig{
+func jwtAuth(jwksURL string) auth.Config {
+	return auth.Config{Provider: "jwt", JWT: auth.JWTConfig{
 		JWKSURI: jwksURL + "/jwks.json", Issuer: testIssuer, Audience: testAudience, Algorithm: "RS256",
 	}}
 }
@@ -457,7 +458,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	defer st.Close()
 	eng, _ := contextd.Open(context.Background(), contextd.Config{Store: st})
 	srv, _ := server.New(eng, server.Options{})
-	a, err := server.NewAuthenticator(jwtAuth(jwks.URL), server.DefaultPrincipal)
+	a, err := auth.New(jwtAuth(jwks.URL), server.DefaultPrincipal)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,24 +3,27 @@
 // declarations (names, descriptions, input schemas, annotations), argument
 // validation and lax coercion before the engine sees a value, the mapping
 // of results and errors to MCP tool results, the server instructions, the
-// DISABLED_TOOLS toggle, the stdio and streamable HTTP transports (http.go)
-// with HTTP authentication (auth.go, jwt.go: none, simple token, JWT), and
-// configuration from the upstream environment variable names
-// (ConfigFromLookup).
+// DISABLED_TOOLS toggle, and the stdio and streamable HTTP transports
+// (http.go). HTTP authentication is package server/auth; reading all of
+// this from the environment is package config.
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
 // declaration yields both the advertised JSON Schema and the decoder.
+// ContextTools lists them explicitly, in reference order; another package
+// serves its own tools next to them through Options.Tools.
 //
-//	cfg, err := server.ConfigFromLookup(os.LookupEnv)
-//	if err != nil { ... } // a *server.ConfigError: exit 78
-//	eng, err := contextd.Open(ctx, cfg.Engine)
+//	eng, err := contextd.Open(ctx, contextd.Config{DBPath: "ctx.db"})
 //	if err != nil { ... }
 //	defer eng.Close()
-//	srv, err := server.New(eng, cfg.Server)
+//	srv, err := server.New(eng, server.Options{
+//		DisabledTools: []string{"delete_context"},
+//		Tools:         append(server.ContextTools(), myTools...),
+//	})
 //	if err != nil { ... }
 //	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
-//	// or, for MCP_TRANSPORT=http:
-//	err = srv.ListenAndServeHTTP(ctx, cfg.HTTP)
+//	// or, over streamable HTTP with JWT authentication:
+//	a, err := auth.New(auth.Config{Provider: "jwt", JWT: jwtConfig}, server.DefaultPrincipal)
+//	err = srv.ListenAndServeHTTP(ctx, server.HTTPOptions{Port: 8000, Auth: a})
 package server
 
 import (
@@ -47,8 +50,14 @@ const DefaultPrincipal = "local"
 // principalPattern is the syntax of ACCESS_CONTROL_DEFAULT_PRINCIPAL.
 var principalPattern = regexp.MustCompile(`^[A-Za-z0-9._@:+-]{1,128}$`)
 
-// Options configure a Server. The zero value serves every tool as
-// principal "local" with the built-in instructions.
+// ValidPrincipal reports whether id may be the default principal: 1 to 128
+// characters of A-Z a-z 0-9 . _ @ : + -. New refuses any other; package
+// config checks ACCESS_CONTROL_DEFAULT_PRINCIPAL with it first, so the
+// error names the variable.
+func ValidPrincipal(id string) bool { return principalPattern.MatchString(id) }
+
+// Options configure a Server. The zero value serves every tool of
+// ContextTools as principal "local" with the built-in instructions.
 type Options struct {
 	// DefaultPrincipal is the principal of a call whose context carries
 	// none (ACCESS_CONTROL_DEFAULT_PRINCIPAL, default "local").
@@ -64,6 +73,11 @@ type Options struct {
 	// Logger receives diagnostics (nil discards them). Nothing is ever
 	// written to the protocol stream.
 	Logger *slog.Logger
+	// Tools are the tools to serve, in tools/list order: nil serves
+	// ContextTools(); a non-nil list is served as given (append another
+	// package's tools to ContextTools() to serve both). DisabledTools and
+	// each Tool.Available still apply.
+	Tools []Tool
 }
 
 // Server serves the contextd tools over MCP.
@@ -87,7 +101,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if s.principal == "" {
 		s.principal = DefaultPrincipal
 	}
-	if !principalPattern.MatchString(s.principal) {
+	if !ValidPrincipal(s.principal) {
 		return nil, fmt.Errorf("server: invalid default principal %q: must match %s", s.principal, principalPattern)
 	}
 	version := opts.Version
@@ -107,39 +121,69 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	}
 	s.mcp = mcpserver.NewMCPServer(Name, version, sopts...)
 
+	list := opts.Tools
+	if list == nil {
+		list = ContextTools()
+	}
+	if err := s.addTools(list, opts.DisabledTools); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addTools registers the tools of list that are neither disabled nor
+// unavailable on the engine, in list order. A list naming a tool twice,
+// or holding a tool without a name or a call, is refused.
+func (s *Server) addTools(list []Tool, disabledNames []string) error {
+	known := make(map[string]bool, len(list))
+	for i := range list {
+		t := &list[i]
+		switch {
+		case t.Spec.Name == "":
+			return fmt.Errorf("server: tool %d has no name", i)
+		case t.Call == nil:
+			return fmt.Errorf("server: tool %s has no call", t.Spec.Name)
+		case known[strings.ToLower(t.Spec.Name)]:
+			return fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
+		}
+		known[strings.ToLower(t.Spec.Name)] = true
+	}
 	disabled := map[string]bool{}
-	for _, n := range opts.DisabledTools {
+	for _, n := range disabledNames {
 		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
 			disabled[n] = true
 		}
 	}
 	for n := range disabled {
-		if !contains(toolOrder, n) && registry[n] == nil {
+		if !known[n] && !plannedTool(n) {
 			s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
 		}
 	}
 	var tools []mcpserver.ServerTool
-	for _, t := range catalog() {
-		if disabled[t.name] {
-			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.name)
+	for _, t := range list {
+		if disabled[strings.ToLower(t.Spec.Name)] {
+			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.Spec.Name)
 			continue
 		}
-		if t.available != nil && !t.available(eng) {
-			s.log.Info("tool not registered (no search mode serves it)", "tool", t.name)
+		if t.Available != nil && !t.Available(s.eng) {
+			s.log.Info("tool not registered (no search mode serves it)", "tool", t.Spec.Name)
 			continue
+		}
+		if t.Failure == "" {
+			t.Failure = "Failed to run " + t.Spec.Name
 		}
 		tools = append(tools, mcpserver.ServerTool{
-			Tool: t.mcpTool(),
+			Tool: t.Spec,
 			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return s.handle(ctx, t, req)
+				return s.handle(ctx, &t, req)
 			},
 		})
-		s.names = append(s.names, t.name)
+		s.names = append(s.names, t.Spec.Name)
 	}
 	if len(tools) > 0 {
 		s.mcp.AddTools(tools...)
 	}
-	return s, nil
+	return nil
 }
 
 // MCP returns the underlying mcp-go server, for other transports and for

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// deleteContextTool declares delete_context.
+func deleteContextTool() *toolDef {
+	return &toolDef{
 		name:    "delete_context",
 		title:   "Delete Context",
 		kind:    deleting,
@@ -31,5 +32,5 @@ Returns {success, deleted_count, message}.`,
 				ThreadID:   a.strPtr("thread_id"),
 			})
 		},
-	})
+	}
 }

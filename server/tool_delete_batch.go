@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// deleteContextBatchTool declares delete_context_batch.
+func deleteContextBatchTool() *toolDef {
+	return &toolDef{
 		name:    "delete_context_batch",
 		title:   "Delete Context (Batch)",
 		kind:    deleting,
@@ -38,5 +39,5 @@ Returns {success, deleted_count, criteria_used, message}.`,
 				OlderThanDays: a.int("older_than_days"),
 			})
 		},
-	})
+	}
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
+// ftsSearchContextTool declares fts_search_context.
+func ftsSearchContextTool() *toolDef {
 	params := []param{
 		{name: "query", typ: tString, required: true, minLength: 1, maxLength: 10000,
 			desc: "Search query, 1 to 10,000 characters. Its reading depends on mode."},
@@ -26,7 +27,7 @@ func init() {
 		param{name: "explain_query", typ: tBoolean, def: false,
 			desc: "Add a stats object with execution time, number of filters applied, rows returned, backend and query plan (default false)."},
 	)
-	register(&toolDef{
+	return &toolDef{
 		name:    "fts_search_context",
 		title:   "Full-Text Search Context",
 		kind:    readOnly,
@@ -53,5 +54,5 @@ Returns {query, mode, results, count, language}, plus stats when explain_query=t
 				ExplainQuery:  a.bool("explain_query"),
 			})
 		},
-	})
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// getContextByIDsTool declares get_context_by_ids.
+func getContextByIDsTool() *toolDef {
+	return &toolDef{
 		name:    "get_context_by_ids",
 		title:   "Get Context by IDs",
 		kind:    readOnly,
@@ -29,5 +30,5 @@ Returns a list of entries, newest first (not in input order), each with id, thre
 				IncludeImages: a.boolPtr("include_images"),
 			})
 		},
-	})
+	}
 }

@@ -6,12 +6,13 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
+// grepContextTool declares grep_context.
+func grepContextTool() *toolDef {
 	byName := map[string]param{}
 	for _, p := range filterParams() {
 		byName[p.name] = p
 	}
-	register(&toolDef{
+	return &toolDef{
 		name:    "grep_context",
 		title:   "Grep Context",
 		kind:    readOnly,
@@ -61,5 +62,5 @@ Returns {mode, total_matches, truncated, results}. In content mode each result c
 				MaxEntriesScanned: a.int("max_entries_scanned"),
 			})
 		},
-	})
+	}
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
+// hybridSearchContextTool declares hybrid_search_context.
+func hybridSearchContextTool() *toolDef {
 	params := []param{
 		{name: "query", typ: tString, required: true, minLength: 1, maxLength: 10000,
 			desc: "Natural-language search query, 1 to 10,000 characters."},
@@ -26,7 +27,7 @@ func init() {
 		param{name: "explain_query", typ: tBoolean, def: false,
 			desc: "Add a stats object with per-method statistics, fusion statistics and the adaptive full-text mode (default false)."},
 	)
-	register(&toolDef{
+	return &toolDef{
 		name:    "hybrid_search_context",
 		title:   "Hybrid Search Context",
 		kind:    readOnly,
@@ -58,5 +59,5 @@ Returns {query, results, count, fusion_method, search_modes_used, fts_count, sem
 			}
 			return eng.HybridSearch(ctx, req)
 		},
-	})
+	}
 }

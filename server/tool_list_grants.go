@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// listContextGrantsTool declares list_context_grants.
+func listContextGrantsTool() *toolDef {
+	return &toolDef{
 		name:    "list_context_grants",
 		title:   "List Context Grants",
 		kind:    readOnly,
@@ -24,5 +25,5 @@ Returns {context_id, grants, count}. Each grant is {principal_type, principal_id
 		call: func(ctx context.Context, eng *contextd.Engine, a args) (any, error) {
 			return eng.ListGrants(ctx, contextd.ListGrantsRequest{ContextID: a.str("context_id")})
 		},
-	})
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// navigateContextTool declares navigate_context.
+func navigateContextTool() *toolDef {
+	return &toolDef{
 		name:    "navigate_context",
 		title:   "Navigate Context",
 		kind:    readOnly,
@@ -32,5 +33,5 @@ Returns {context_id, total_chars, node_count, root, visibility, is_owner}. Pass 
 				IncludeNodeSummaries: a.bool("include_node_summaries"),
 			})
 		},
-	})
+	}
 }

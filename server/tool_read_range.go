@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// readContextRangeTool declares read_context_range.
+func readContextRangeTool() *toolDef {
+	return &toolDef{
 		name:    "read_context_range",
 		title:   "Read Context Range",
 		kind:    readOnly,
@@ -41,7 +42,7 @@ Out-of-range offsets and lines are clamped to the text, so a stale offset degrad
 				NodeID:    a.strPtr("node_id"),
 			})
 		},
-	})
+	}
 }
 
 // intPtr returns an integer parameter, nil when absent.

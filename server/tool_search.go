@@ -6,7 +6,8 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
+// searchContextTool declares search_context.
+func searchContextTool() *toolDef {
 	params := append(filterParams(),
 		param{name: "limit", typ: tInteger, min: i64(1), def: 30,
 			desc: "Maximum number of results, 1 to 100 (default 30). A larger value is lowered to 100 and reported in clamped_limit."},
@@ -17,7 +18,7 @@ func init() {
 		param{name: "explain_query", typ: tBoolean, def: false,
 			desc: "Add a stats object with execution time, number of filters applied, rows returned, backend and query plan (default false)."},
 	)
-	register(&toolDef{
+	return &toolDef{
 		name:    "search_context",
 		title:   "Search Context",
 		kind:    readOnly,
@@ -39,5 +40,5 @@ Returns {results, count}, plus stats when explain_query=true and clamped_limit w
 				ExplainQuery:  a.bool("explain_query"),
 			})
 		},
-	})
+	}
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
+// semanticSearchContextTool declares semantic_search_context.
+func semanticSearchContextTool() *toolDef {
 	params := []param{
 		{name: "query", typ: tString, required: true, minLength: 1,
 			desc: "Natural-language search query (at least 1 character); matched by meaning, not by words."},
@@ -22,7 +23,7 @@ func init() {
 		param{name: "explain_query", typ: tBoolean, def: false,
 			desc: "Add a stats object with execution time, embedding time, filters applied, rows returned, backend and query plan (default false)."},
 	)
-	register(&toolDef{
+	return &toolDef{
 		name:    "semantic_search_context",
 		title:   "Semantic Search Context",
 		kind:    readOnly,
@@ -48,5 +49,5 @@ Returns {query, results, count, model}, plus stats when explain_query=true, clam
 				ExplainQuery:  a.bool("explain_query"),
 			})
 		},
-	})
+	}
 }

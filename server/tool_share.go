@@ -30,8 +30,9 @@ func grantRequest(a args) contextd.ShareRequest {
 	}
 }
 
-func init() {
-	register(&toolDef{
+// shareContextTool declares share_context.
+func shareContextTool() *toolDef {
+	return &toolDef{
 		name:    "share_context",
 		title:   "Share Context",
 		kind:    sharing,
@@ -48,5 +49,5 @@ Returns {success, context_id, principal_type, principal_id, permission, created,
 		call: func(ctx context.Context, eng *contextd.Engine, a args) (any, error) {
 			return eng.Share(ctx, grantRequest(a))
 		},
-	})
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// getStatisticsTool declares get_statistics.
+func getStatisticsTool() *toolDef {
+	return &toolDef{
 		name:    "get_statistics",
 		title:   "Get Statistics",
 		kind:    readOnly,
@@ -18,5 +19,5 @@ Entry, thread, image, tag and summary figures count only the entries the caller 
 		call: func(ctx context.Context, eng *contextd.Engine, _ args) (any, error) {
 			return eng.Statistics(ctx)
 		},
-	})
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// storeContextTool declares store_context.
+func storeContextTool() *toolDef {
+	return &toolDef{
 		name:    "store_context",
 		title:   "Store Context",
 		kind:    additive,
@@ -55,5 +56,5 @@ Returns {success, context_id, thread_id, message}: context_id is the 32-characte
 			req.Images = imgs
 			return eng.Store(ctx, req)
 		},
-	})
+	}
 }

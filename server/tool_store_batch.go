@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// storeContextBatchTool declares store_context_batch.
+func storeContextBatchTool() *toolDef {
+	return &toolDef{
 		name:    "store_context_batch",
 		title:   "Store Context (Batch)",
 		kind:    additive,
@@ -35,5 +36,5 @@ Returns {success, total, succeeded, failed, results: [{index, success, context_i
 			}
 			return eng.StoreBatch(ctx, req)
 		},
-	})
+	}
 }

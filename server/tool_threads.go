@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// listThreadsTool declares list_threads.
+func listThreadsTool() *toolDef {
+	return &toolDef{
 		name:    "list_threads",
 		title:   "List Threads",
 		kind:    readOnly,
@@ -31,5 +32,5 @@ Returns {threads, total_threads}; total_threads is the number of threads in this
 				Offset: a.int("offset"),
 			})
 		},
-	})
+	}
 }

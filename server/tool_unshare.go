@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// unshareContextTool declares unshare_context.
+func unshareContextTool() *toolDef {
+	return &toolDef{
 		name:    "unshare_context",
 		title:   "Unshare Context",
 		kind:    revoking,
@@ -22,5 +23,5 @@ Returns {success, context_id, principal_type, principal_id, permission, removed,
 		call: func(ctx context.Context, eng *contextd.Engine, a args) (any, error) {
 			return eng.Unshare(ctx, grantRequest(a))
 		},
-	})
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// updateContextTool declares update_context.
+func updateContextTool() *toolDef {
+	return &toolDef{
 		name:    "update_context",
 		title:   "Update Context",
 		kind:    modifying,
@@ -52,5 +53,5 @@ Returns {success, context_id, updated_fields, message}.`,
 			}
 			return eng.Update(ctx, req)
 		},
-	})
+	}
 }

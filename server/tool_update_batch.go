@@ -6,8 +6,9 @@ import (
 	"github.com/contextd/contextd"
 )
 
-func init() {
-	register(&toolDef{
+// updateContextBatchTool declares update_context_batch.
+func updateContextBatchTool() *toolDef {
+	return &toolDef{
 		name:    "update_context_batch",
 		title:   "Update Context (Batch)",
 		kind:    modifying,
@@ -35,5 +36,5 @@ Returns {success, total, succeeded, failed, results: [{index, context_id, succes
 			}
 			return eng.UpdateBatch(ctx, req)
 		},
-	})
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/server"
 )
 
@@ -58,7 +59,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return exitUsage
 		}
 	}
-	cfg, err := server.ConfigFromLookup(lookupEnv)
+	cfg, err := config.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
-		var ce *server.ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) {
 			return exitConfig
 		}
@@ -121,7 +122,7 @@ commands:
 
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	cfg, err := server.ConfigFromLookup(lookupEnv)
+	cfg, err := config.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig

@@ -1,8 +1,8 @@
-package server
+package config
 
 import (
-	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,9 +27,6 @@ var (
 	_ contextd.Reranker = (*tei.Reranker)(nil)
 )
 
-// Embedding providers of the reference this build does not carry.
-var unsupportedEmbeddingProviders = []string{"azure", "huggingface", "voyage"}
-
 // Reranker defaults: the built-in lexical reranker has no model files; a
 // TEI server names its own model.
 const (
@@ -46,11 +43,13 @@ const (
 // reranker the built-in lexical one. SEARCH_BACKEND is read by readFTS;
 // Embedding.Backend stays empty and follows it.
 func readEmbedding(r *envReader, c *Config) {
+	// Embedding providers of the reference this build does not carry.
+	unsupportedEmbeddingProviders := []string{"azure", "huggingface", "voyage"}
 	e := &c.Engine.Embedding
 	enabled := r.boolean("ENABLE_EMBEDDING_GENERATION", true)
 	e.Provider = r.choice("EMBEDDING_PROVIDER", "builtin", strings.ToLower,
 		append([]string{"builtin", "ollama", "openai"}, unsupportedEmbeddingProviders...)...)
-	unsupported := contains(unsupportedEmbeddingProviders, e.Provider)
+	unsupported := slices.Contains(unsupportedEmbeddingProviders, e.Provider)
 	if unsupported {
 		v, _ := r.lookup("EMBEDDING_PROVIDER")
 		r.fail("EMBEDDING_PROVIDER", v, "the "+e.Provider+" provider is not supported by this build; use builtin, ollama or openai (openai also serves OpenAI-compatible servers through OPENAI_API_BASE)")
@@ -175,18 +174,4 @@ func newReranker(provider, teiURL, model string, batch int) contextd.Reranker {
 	default:
 		return builtin.Lexical{}
 	}
-}
-
-// floatBetween reads a finite number in [lo, hi].
-func (r *envReader) floatBetween(name string, def, lo, hi float64) float64 {
-	v, ok := r.lookup(name)
-	if !ok {
-		return def
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
-		r.fail(name, v, "must be a number from "+strconv.FormatFloat(lo, 'f', -1, 64)+" to "+strconv.FormatFloat(hi, 'f', -1, 64))
-		return def
-	}
-	return f
 }

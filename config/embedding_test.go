@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ func embeddingConfig(t *testing.T, env map[string]string) Config {
 		env = map[string]string{}
 	}
 	env["DB_PATH"] = "/tmp/x.db"
-	c, err := ConfigFromLookup(lookupMap(env))
+	c, err := FromEnv(lookupMap(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,9 +165,9 @@ func TestConfigRerankTEI(t *testing.T) {
 }
 
 func TestConfigEmbeddingUnsupportedProviderOneError(t *testing.T) {
-	_, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "EMBEDDING_PROVIDER": "voyage",
+	_, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "EMBEDDING_PROVIDER": "voyage",
 		"EMBEDDING_MODEL": "voyage-3", "EMBEDDING_DIM": "1024"}))
-	var ce *ConfigError
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Var != "EMBEDDING_PROVIDER" || strings.Contains(err.Error(), "EMBEDDING_DIM") {
 		t.Fatalf("err = %v, want only the EMBEDDING_PROVIDER error", err)
 	}
@@ -235,10 +235,10 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.env["DB_PATH"] = "/tmp/x.db"
-			_, err := ConfigFromLookup(lookupMap(tc.env))
-			var ce *ConfigError
+			_, err := FromEnv(lookupMap(tc.env))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("got %v, want a *ConfigError", err)
+				t.Fatalf("got %v, want a *Error", err)
 			}
 			if ce.Var != tc.bad {
 				t.Fatalf("Var: got %s (%v), want %s", ce.Var, err, tc.bad)

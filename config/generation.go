@@ -1,11 +1,9 @@
-package server
+package config
 
 import (
 	"math"
 	"runtime"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/model/anthropic"
@@ -106,53 +104,4 @@ func readSummary(r *envReader, c *Config) {
 	t.MaxConcurrent = r.intRange("INDEX_TREE_NODE_SUMMARY_MAX_CONCURRENT", min(runtime.NumCPU(), 4), 1, 32)
 	t.MaxNodes = r.intRange("INDEX_TREE_NODE_SUMMARY_MAX_NODES", 200, 1, 10000)
 	t.TotalTimeout = r.seconds("INDEX_TREE_NODE_SUMMARY_TOTAL_TIMEOUT_S", 600, 3600)
-}
-
-// triState reads auto|true|false (and the boolean words); "" when unset.
-func (r *envReader) triState(name string) string {
-	v, ok := r.lookup(name)
-	if !ok {
-		return "auto"
-	}
-	w := strings.ToLower(strings.TrimSpace(v))
-	switch w {
-	case "auto", "":
-		return "auto"
-	case "enabled":
-		return "true"
-	case "disabled":
-		return "false"
-	}
-	if b, valid := parseBoolWord(w); valid {
-		return strconv.FormatBool(b)
-	}
-	r.fail(name, v, "must be auto, true or false (or 1/0, yes/no, on/off, enabled/disabled)")
-	return "auto"
-}
-
-// seconds reads a number of seconds in (0, hi].
-func (r *envReader) seconds(name string, def, hi float64) time.Duration {
-	return r.secondsRange(name, def, hi, false)
-}
-
-// seconds0 reads a number of seconds in [0, hi].
-func (r *envReader) seconds0(name string, def, hi float64) time.Duration {
-	return r.secondsRange(name, def, hi, true)
-}
-
-func (r *envReader) secondsRange(name string, def, hi float64, zeroOK bool) time.Duration {
-	f := def
-	if v, ok := r.lookup(name); ok {
-		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(n) || n > hi || n < 0 || (n == 0 && !zeroOK) {
-			lo := "greater than 0"
-			if zeroOK {
-				lo = "at least 0"
-			}
-			r.fail(name, v, "must be a number of seconds "+lo+" and at most "+strconv.FormatFloat(hi, 'f', -1, 64))
-		} else {
-			f = n
-		}
-	}
-	return time.Duration(f * float64(time.Second))
 }

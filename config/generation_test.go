@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 )
 
 func TestConfigGenerationDefaults(t *testing.T) {
-	c, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
+	c, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestConfigGenerationDefaults(t *testing.T) {
 }
 
 func TestConfigGenerationValues(t *testing.T) {
-	c, err := ConfigFromLookup(lookupMap(map[string]string{
+	c, err := FromEnv(lookupMap(map[string]string{
 		"DB_PATH":                          "/tmp/x.db",
 		"ENABLE_GREP_CONTEXT":              "off",
 		"ENABLE_CONTEXT_NAVIGATION":        "disabled",
@@ -81,7 +81,7 @@ func TestConfigGenerationValues(t *testing.T) {
 		t.Fatalf("summary %+v index tree %+v", c.Engine.Summary, c.Engine.IndexTree)
 	}
 	for prov, want := range map[string]any{"ollama": &ollama.Summarizer{}, "anthropic": &anthropic.Summarizer{}} {
-		c, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "SUMMARY_PROVIDER": prov, "ANTHROPIC_API_KEY": "k"}))
+		c, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "SUMMARY_PROVIDER": prov, "ANTHROPIC_API_KEY": "k"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestConfigGenerationValues(t *testing.T) {
 			}
 		}
 	}
-	off, _ := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "ENABLE_SUMMARY_GENERATION": "false"}))
+	off, _ := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "ENABLE_SUMMARY_GENERATION": "false"}))
 	if off.Engine.Summary.Summarizer != nil || off.Engine.Summary.Enabled {
 		t.Fatalf("disabled summary generation still has a summarizer")
 	}
@@ -117,15 +117,15 @@ func TestConfigGenerationErrors(t *testing.T) {
 		{"INDEX_TREE_NODE_SUMMARY_TOTAL_TIMEOUT_S", "4000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", tc.name: tc.value}))
-			var ce *ConfigError
+			_, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", tc.name: tc.value}))
+			var ce *Error
 			if !errors.As(err, &ce) || ce.Var != tc.name {
-				t.Fatalf("err = %v, want a ConfigError on %s", err, tc.name)
+				t.Fatalf("err = %v, want an *Error on %s", err, tc.name)
 			}
 		})
 	}
-	_, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "SUMMARY_PROVIDER": "anthropic"}))
-	var ce *ConfigError
+	_, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "SUMMARY_PROVIDER": "anthropic"}))
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Var != "ANTHROPIC_API_KEY" {
 		t.Fatalf("anthropic without key: %v", err)
 	}

@@ -1,4 +1,27 @@
-package server
+// Package auth owns the HTTP authentication of the contextd MCP server: it
+// turns the bearer token of a request into the contextd.Principal every
+// tool call runs as, under one of three providers, and guards an
+// http.Handler so that only authenticated requests reach it.
+//
+//   - none: every caller is the default principal (no token needed).
+//   - simple_token: one shared token; every caller is the default principal.
+//   - jwt: a signed token verified with a static key or the keys of a JWKS
+//     endpoint; the principal is its subject, with groups and roles read
+//     from configurable claims.
+//
+// For example:
+//
+//	a, err := auth.New(auth.Config{Provider: "jwt", JWT: auth.JWTConfig{
+//		JWKSURI:  "https://idp.example.com/.well-known/jwks.json",
+//		Issuer:   "https://idp.example.com/",
+//		Audience: "contextd",
+//	}}, "local")
+//	if err != nil { ... } // a *auth.ConfigError naming the MCP_AUTH_* variable
+//	mux.Handle("/mcp", auth.Require(a, logger, mcpHandler))
+//
+// The settings mirror the MCP_AUTH_* environment variables of the upstream
+// server; package config reads them.
+package auth
 
 import (
 	"context"
@@ -12,32 +35,47 @@ import (
 	"github.com/contextd/contextd"
 )
 
-// Authenticate verifies the bearer token of one HTTP request (token is ""
+// Authenticator verifies the bearer token of one HTTP request (token is ""
 // when the request carries none) and returns the caller. An error means
 // HTTP 401: the request never reaches a tool.
-type Authenticate func(ctx context.Context, token string) (contextd.Principal, error)
+type Authenticator func(ctx context.Context, token string) (contextd.Principal, error)
 
-// AuthConfig selects and configures HTTP authentication (MCP_AUTH_*).
-// The zero value is provider "none".
-type AuthConfig struct {
+// Config selects and configures the provider (MCP_AUTH_*). The zero value
+// is provider "none".
+type Config struct {
 	// Provider is "none" (default), "simple_token" or "jwt".
 	Provider string
 	// Token is the shared bearer token of simple_token (MCP_AUTH_TOKEN).
 	Token string
-	// ClientID names simple_token callers (MCP_AUTH_CLIENT_ID, default mcp-client).
+	// ClientID names simple_token callers (MCP_AUTH_CLIENT_ID, default
+	// mcp-client). It is read for compatibility; callers still run as the
+	// default principal.
 	ClientID string
 	// JWT configures the jwt provider.
 	JWT JWTConfig
 }
 
+// ConfigError reports an invalid setting by the environment variable that
+// carries it, so a deployment file can be fixed from the message alone.
+// Value is "(redacted)" for key material.
+type ConfigError struct {
+	Var    string // the MCP_AUTH_* variable
+	Value  string // its value
+	Reason string // what is wrong, with the accepted values
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("invalid configuration: %s=%q: %s", e.Var, e.Value, e.Reason)
+}
+
 // errUnauthenticated is the error of a request without credentials.
 var errUnauthenticated = errors.New("missing bearer token")
 
-// NewAuthenticator builds the verifier of cfg. Under none and simple_token
-// every caller is defaultPrincipal with no groups and no roles, so
-// a configured publish role can never be met there. A misconfiguration is a
-// *ConfigError (exit 78).
-func NewAuthenticator(cfg AuthConfig, defaultPrincipal string) (Authenticate, error) {
+// New builds the authenticator of cfg. Under none and simple_token every
+// caller is defaultPrincipal with no groups and no roles, so a
+// configured publish role can never be met there. A misconfiguration is a
+// *ConfigError.
+func New(cfg Config, defaultPrincipal string) (Authenticator, error) {
 	local := contextd.Principal{ID: defaultPrincipal}
 	switch cfg.Provider {
 	case "", "none":
@@ -83,10 +121,14 @@ func bearer(r *http.Request) (token string, ok bool) {
 	return token, token != ""
 }
 
-// requireAuth wraps next so that only authenticated requests reach it,
-// carrying their principal in the request context. Failures get 401 with a
-// WWW-Authenticate challenge (RFC 6750) and a small JSON body.
-func requireAuth(auth Authenticate, log *slog.Logger, next http.Handler) http.Handler {
+// Require wraps next so that only requests auth accepts reach it, carrying
+// their principal in the request context (contextd.PrincipalFrom).
+// Failures get 401 with a WWW-Authenticate challenge (RFC 6750) and a small
+// JSON body; log (nil discards) receives why at debug level.
+func Require(auth Authenticator, log *slog.Logger, next http.Handler) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearer(r)
 		var (

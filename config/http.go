@@ -1,10 +1,13 @@
-package server
+package config
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/contextd/contextd/server/auth"
 )
 
 // readHTTP reads the streamable HTTP transport and its authentication. It
@@ -31,7 +34,7 @@ func readHTTP(r *envReader, c *Config) {
 	}
 
 	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
-	ac := AuthConfig{Provider: c.AuthProvider, ClientID: "mcp-client"}
+	ac := auth.Config{Provider: c.AuthProvider, ClientID: "mcp-client"}
 	if v, ok := r.lookup("MCP_AUTH_CLIENT_ID"); ok && strings.TrimSpace(v) != "" {
 		ac.ClientID = strings.TrimSpace(v)
 	}
@@ -44,7 +47,7 @@ func readHTTP(r *envReader, c *Config) {
 		ac.Token = v
 	}
 	if ac.Provider == "jwt" {
-		ac.JWT = JWTConfig{
+		ac.JWT = auth.JWTConfig{
 			PublicKey:   r.text("MCP_AUTH_JWT_PUBLIC_KEY"),
 			JWKSURI:     r.text("MCP_AUTH_JWT_JWKS_URI"),
 			Issuer:      r.text("MCP_AUTH_JWT_ISSUER"),
@@ -54,10 +57,15 @@ func readHTTP(r *envReader, c *Config) {
 			RolesClaim:  r.text("MCP_AUTH_ROLES_CLAIM"),
 		}
 	}
-	auth, err := NewAuthenticator(ac, c.Server.DefaultPrincipal)
+	authn, err := auth.New(ac, c.Server.DefaultPrincipal)
 	if err != nil {
-		r.errs = append(r.errs, err)
+		var ae *auth.ConfigError
+		if errors.As(err, &ae) {
+			r.fail(ae.Var, ae.Value, ae.Reason)
+		} else {
+			r.errs = append(r.errs, err)
+		}
 		return
 	}
-	h.Auth = auth
+	h.Auth = authn
 }

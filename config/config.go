@@ -1,4 +1,25 @@
-package server
+// Package config owns the environment of contextd: it reads the variables
+// of the upstream MCP Context Server (DB_PATH, ACCESS_CONTROL_*,
+// MCP_TRANSPORT, FASTMCP_*, MCP_AUTH_*, EMBEDDING_*, SUMMARY_*, ...) into
+// the engine's contextd.Config plus the server and transport settings. It
+// validates every variable, naming it in the error, and builds what the
+// settings describe: the embedder, reranker and summarizer of the model
+// providers and the HTTP authenticator. cmd/contextd and programs that
+// embed contextd share it, so a deployment file means the same to both.
+//
+//	cfg, err := config.FromEnv(os.LookupEnv)
+//	if err != nil { ... } // each invalid variable is a *config.Error: exit 78
+//	eng, err := contextd.Open(ctx, cfg.Engine)
+//	if err != nil { ... }
+//	defer eng.Close()
+//	srv, err := server.New(eng, cfg.Server)
+//	if err != nil { ... }
+//	if cfg.Transport == "http" {
+//		err = srv.ListenAndServeHTTP(ctx, cfg.HTTP)
+//	} else {
+//		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+//	}
+package config
 
 import (
 	"errors"
@@ -8,37 +29,39 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/persist/sqlite"
+	"github.com/contextd/contextd/server"
 )
 
-// Config is the configuration of the contextd binary, read from the
+// Config is the configuration of a contextd server, read from the
 // environment variable names of the upstream server (section D).
 type Config struct {
-	Engine    contextd.Config
-	Server    Options
+	// Engine opens the engine (contextd.Open), with the configured
+	// embedder, reranker and summarizer built.
+	Engine contextd.Config
+	// Server builds the MCP server (server.New).
+	Server    server.Options
 	Transport string // MCP_TRANSPORT: "stdio" or "http" (streamable-http is read as http)
 	// HTTP configures the streamable HTTP transport and its authentication
 	// (FASTMCP_*, MCP_AUTH_*; see readHTTP).
-	HTTP HTTPOptions
+	HTTP server.HTTPOptions
 	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
 	AuthProvider string
 	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
 }
 
-// ConfigError reports an invalid environment variable. The binary exits
-// with status 78 (EX_CONFIG) on it.
-type ConfigError struct {
+// Error reports an invalid environment variable. The binary exits with
+// status 78 (EX_CONFIG) on it.
+type Error struct {
 	Var    string // the environment variable
 	Value  string // its value
 	Reason string // what is wrong, with the accepted values
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("invalid configuration: %s=%q: %s", e.Var, e.Value, e.Reason)
 }
 
@@ -57,10 +80,12 @@ func (c Config) SlogLevel() slog.Level {
 	return slog.LevelError
 }
 
-// ConfigFromLookup reads the configuration through lookup (os.LookupEnv).
-// Every invalid variable is reported; the error is a *ConfigError, or
-// several joined with errors.Join (errors.As finds the first).
-func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
+// FromEnv reads the configuration through lookup, normally os.LookupEnv.
+// lookup tells an unset variable from an empty one, which differ for some
+// (MCP_SERVER_INSTRUCTIONS="" sends no instructions, unset sends the
+// built-in ones). Every invalid variable is reported; the error is an
+// *Error, or several joined with errors.Join (errors.As finds the first).
+func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	r := &envReader{lookup: lookup}
 	var c Config
 
@@ -68,6 +93,8 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	switch b := r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql"); b {
 	case "postgresql":
 		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
+	default:
+		c.Engine.Storage.Backend = b
 	}
 	c.Transport = r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse")
 	switch c.Transport {
@@ -93,7 +120,7 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.Engine.MaxImageSizeMB = r.intRange("MAX_IMAGE_SIZE_MB", 10, 1, math.MaxInt32)
 	c.Engine.MaxTotalSizeMB = r.intRange("MAX_TOTAL_SIZE_MB", 100, 1, math.MaxInt32)
-	readSQLite(r, &c.Engine)
+	c.Engine.Storage.Options = readSQLite(r)
 
 	// Tools and instructions.
 	if v, ok := lookup("DISABLED_TOOLS"); ok {
@@ -108,9 +135,9 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	// Access control.
-	c.Server.DefaultPrincipal = DefaultPrincipal
+	c.Server.DefaultPrincipal = server.DefaultPrincipal
 	if v, ok := lookup("ACCESS_CONTROL_DEFAULT_PRINCIPAL"); ok {
-		if p := strings.TrimSpace(v); principalPattern.MatchString(p) {
+		if p := strings.TrimSpace(v); server.ValidPrincipal(p) {
 			c.Server.DefaultPrincipal = p
 		} else {
 			r.fail("ACCESS_CONTROL_DEFAULT_PRINCIPAL", v, "must be 1 to 128 characters of A-Z a-z 0-9 . _ @ : + -")
@@ -149,62 +176,12 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	return c, errors.Join(r.errs...)
 }
 
-var (
-	journalModes  = []string{"DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"}
-	syncModes     = []string{"OFF", "NORMAL", "FULL", "EXTRA", "0", "1", "2", "3"}
-	tempStores    = []string{"DEFAULT", "FILE", "MEMORY", "0", "1", "2"}
-	walCheckpoint = []string{"PASSIVE", "FULL", "RESTART", "TRUNCATE"}
-)
-
-// readSQLite reads the SQLite pragmas and pool settings. Unset variables
-// leave their field zero, which the store reads as its documented default.
-func readSQLite(r *envReader, e *contextd.Config) {
-	o := &sqlite.Options{}
-	defer func() { e.Storage.Options = *o }()
-	o.JournalMode = r.choice("SQLITE_JOURNAL_MODE", "", strings.ToUpper, journalModes...)
-	o.Synchronous = r.choice("SQLITE_SYNCHRONOUS", "", strings.ToUpper, syncModes...)
-	o.TempStore = r.choice("SQLITE_TEMP_STORE", "", strings.ToUpper, tempStores...)
-	r.choice("SQLITE_WAL_CHECKPOINT", "", strings.ToUpper, walCheckpoint...) // validated; applied by the store's default
-	o.MmapSize = r.int64Range("SQLITE_MMAP_SIZE", 0, 0, math.MaxInt64)
-	o.CacheSize = r.int64Range("SQLITE_CACHE_SIZE", 0, math.MinInt64, math.MaxInt64)
-	o.WALAutocheckpoint = int(r.int64Range("SQLITE_WAL_AUTOCHECKPOINT", 0, math.MinInt32, math.MaxInt32))
-	if v, ok := r.lookup("SQLITE_PAGE_SIZE"); ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 512 || n > 65536 || n&(n-1) != 0 {
-			r.fail("SQLITE_PAGE_SIZE", v, "must be a power of two from 512 to 65536")
-		} else {
-			o.PageSize = n
-		}
-	}
-	if v, ok := r.lookup("SQLITE_FOREIGN_KEYS"); ok {
-		b, valid := parseBoolWord(v)
-		if !valid {
-			r.fail("SQLITE_FOREIGN_KEYS", v, "must be a boolean: true, false, 1, 0, yes, no, on or off")
-		} else {
-			o.ForeignKeys = &b
-		}
-	}
-	o.MaxReaders = int(r.int64Range("POOL_MAX_READERS", 0, 1, math.MaxInt32))
-	if v, ok := r.lookup("POOL_CONNECTION_TIMEOUT_S"); ok {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > 86400 {
-			r.fail("POOL_CONNECTION_TIMEOUT_S", v, "must be a number of seconds greater than 0")
-		} else {
-			o.BusyTimeout = time.Duration(f * float64(time.Second))
-		}
-	}
-	if ms := r.int64Range("SQLITE_BUSY_TIMEOUT_MS", -1, 0, math.MaxInt32); ms >= 0 {
-		o.BusyTimeout = time.Duration(ms) * time.Millisecond
-	}
-}
-
 var fieldNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-var fieldTypes = []string{"string", "integer", "boolean", "float", "array", "object"}
 
 // parseIndexedFields parses METADATA_INDEXED_FIELDS: a comma list of
 // name[:type]. An empty list indexes nothing (a non-nil empty slice).
 func parseIndexedFields(v string) ([]contextd.IndexedField, error) {
+	fieldTypes := []string{"string", "integer", "boolean", "float", "array", "object"}
 	out := []contextd.IndexedField{}
 	seen := map[string]string{}
 	for _, item := range strings.Split(v, ",") {
@@ -221,7 +198,7 @@ func parseIndexedFields(v string) ([]contextd.IndexedField, error) {
 			return nil, fmt.Errorf("field name %q must match ^[A-Za-z_][A-Za-z0-9_]*$", name)
 		case len(name) > 50:
 			return nil, fmt.Errorf("field name %q is longer than 50 characters", name)
-		case !contains(fieldTypes, typ):
+		case !slices.Contains(fieldTypes, typ):
 			return nil, fmt.Errorf("field %q has type %q; the type must be one of %s", name, typ, strings.Join(fieldTypes, ", "))
 		}
 		if prev, dup := seen[strings.ToLower(name)]; dup {
@@ -236,6 +213,8 @@ func parseIndexedFields(v string) ([]contextd.IndexedField, error) {
 	return out, nil
 }
 
+// expandHome expands a leading ~ the way a shell would, since DB_PATH in
+// a deployment file is often written ~/...
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -243,74 +222,4 @@ func expandHome(p string) string {
 		}
 	}
 	return p
-}
-
-// envReader reads typed variables and collects every problem.
-type envReader struct {
-	lookup func(string) (string, bool)
-	errs   []error
-}
-
-func (r *envReader) fail(name, value, reason string) {
-	r.errs = append(r.errs, &ConfigError{Var: name, Value: value, Reason: reason})
-}
-
-// choice reads one of the accepted values after normalizing with norm.
-func (r *envReader) choice(name, def string, norm func(string) string, accepted ...string) string {
-	v, ok := r.lookup(name)
-	if !ok {
-		return def
-	}
-	n := norm(strings.TrimSpace(v))
-	if !contains(accepted, n) {
-		r.fail(name, v, "must be one of "+strings.Join(accepted, ", "))
-		return def
-	}
-	return n
-}
-
-// text reads a free string; empty means unset.
-func (r *envReader) text(name string) string {
-	v, _ := r.lookup(name)
-	return strings.TrimSpace(v)
-}
-
-func (r *envReader) boolean(name string, def bool) bool {
-	v, ok := r.lookup(name)
-	if !ok {
-		return def
-	}
-	b, valid := parseBoolWord(v)
-	if !valid {
-		r.fail(name, v, "must be a boolean: true, false, 1, 0, yes, no, on or off")
-		return def
-	}
-	return b
-}
-
-func (r *envReader) intRange(name string, def, lo, hi int) int {
-	return int(r.int64Range(name, int64(def), int64(lo), int64(hi)))
-}
-
-func (r *envReader) int64Range(name string, def, lo, hi int64) int64 {
-	v, ok := r.lookup(name)
-	if !ok {
-		return def
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < lo || n > hi {
-		r.fail(name, v, rangeText(lo, hi))
-		return def
-	}
-	return n
-}
-
-func rangeText(lo, hi int64) string {
-	switch {
-	case lo == math.MinInt64 || (lo == math.MinInt32 && hi == math.MaxInt32):
-		return "must be an integer"
-	case hi >= math.MaxInt32:
-		return fmt.Sprintf("must be an integer of at least %d", lo)
-	}
-	return fmt.Sprintf("must be an integer from %d to %d", lo, hi)
 }

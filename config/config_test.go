@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"errors"
@@ -17,9 +17,9 @@ func lookupMap(env map[string]string) func(string) (string, bool) {
 
 func TestConfigDefaults(t *testing.T) {
 	t.Setenv("HOME", "/home/tester")
-	c, err := ConfigFromLookup(lookupMap(nil))
+	c, err := FromEnv(lookupMap(nil))
 	if err != nil {
-		t.Fatalf("ConfigFromLookup: %v", err)
+		t.Fatalf("FromEnv: %v", err)
 	}
 	def, _ := contextd.DefaultDBPath()
 	checks := []struct {
@@ -55,7 +55,7 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigValues(t *testing.T) {
 	t.Setenv("HOME", "/home/tester")
-	c, err := ConfigFromLookup(lookupMap(map[string]string{
+	c, err := FromEnv(lookupMap(map[string]string{
 		"DB_PATH":                             "~/data/ctx.db",
 		"STORAGE_BACKEND":                     "SQLite",
 		"MCP_TRANSPORT":                       "stdio",
@@ -85,7 +85,7 @@ func TestConfigValues(t *testing.T) {
 		"POOL_CONNECTION_TIMEOUT_S":           "2.5",
 	}))
 	if err != nil {
-		t.Fatalf("ConfigFromLookup: %v", err)
+		t.Fatalf("FromEnv: %v", err)
 	}
 	e, o := c.Engine, c.Engine.Storage.Options.(sqlite.Options)
 	checks := []struct {
@@ -126,14 +126,14 @@ func TestConfigValues(t *testing.T) {
 }
 
 func TestConfigBusyTimeoutOverride(t *testing.T) {
-	c, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "POOL_CONNECTION_TIMEOUT_S": "3", "SQLITE_BUSY_TIMEOUT_MS": "1500"}))
+	c, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "POOL_CONNECTION_TIMEOUT_S": "3", "SQLITE_BUSY_TIMEOUT_MS": "1500"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Engine.Storage.Options.(sqlite.Options).BusyTimeout; got != 1500*time.Millisecond {
 		t.Fatalf("BusyTimeout: got %v, want 1.5s", got)
 	}
-	c, err = ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "METADATA_INDEXED_FIELDS": " "}))
+	c, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "METADATA_INDEXED_FIELDS": " "}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,10 +192,10 @@ func TestConfigInvalid(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{"DB_PATH": "/tmp/x.db", tc.varName: tc.value}
-			_, err := ConfigFromLookup(lookupMap(env))
-			var ce *ConfigError
+			_, err := FromEnv(lookupMap(env))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("got %v, want a *ConfigError", err)
+				t.Fatalf("got %v, want a *Error", err)
 			}
 			if ce.Var != tc.varName {
 				t.Fatalf("Var: got %s, want %s", ce.Var, tc.varName)
@@ -209,7 +209,7 @@ func TestConfigInvalid(t *testing.T) {
 }
 
 func TestConfigReportsEveryProblem(t *testing.T) {
-	_, err := ConfigFromLookup(lookupMap(map[string]string{"DB_PATH": "/x", "LOG_LEVEL": "loud", "POOL_MAX_READERS": "-1"}))
+	_, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "LOG_LEVEL": "loud", "POOL_MAX_READERS": "-1"}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -218,7 +218,7 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 			t.Fatalf("error %q does not name %s", err, v)
 		}
 	}
-	var ce *ConfigError
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Var != "LOG_LEVEL" {
 		t.Fatalf("errors.As: got %v", ce)
 	}
@@ -227,7 +227,7 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 func TestConfigSetButEmpty(t *testing.T) {
 	env := map[string]string{"MCP_SERVER_INSTRUCTIONS": "", "DB_PATH": "/tmp/ctx.db"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	c, err := ConfigFromLookup(lookup)
+	c, err := FromEnv(lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestConfigSetButEmpty(t *testing.T) {
 		t.Fatalf("MCP_SERVER_INSTRUCTIONS set to \"\": got %v, want an empty override", c.Server.Instructions)
 	}
 	env["DB_PATH"] = ""
-	if _, err := ConfigFromLookup(lookup); err == nil || !strings.Contains(err.Error(), "DB_PATH") {
+	if _, err := FromEnv(lookup); err == nil || !strings.Contains(err.Error(), "DB_PATH") {
 		t.Fatalf("DB_PATH set to \"\": got %v, want a DB_PATH error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package config
 
 import (
 	"errors"
@@ -28,11 +28,11 @@ func TestConfigFTS(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			c, err := ConfigFromLookup(lookupMap(env))
+			c, err := FromEnv(lookupMap(env))
 			if tc.badVar != "" {
-				var ce *ConfigError
+				var ce *Error
 				if !errors.As(err, &ce) || ce.Var != tc.badVar {
-					t.Fatalf("want a ConfigError on %s, got %v", tc.badVar, err)
+					t.Fatalf("want an *Error on %s, got %v", tc.badVar, err)
 				}
 				return
 			}

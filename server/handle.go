@@ -1,0 +1,102 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+
+	"github.com/contextd/contextd"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// handle runs one call of t: principal, write check, arguments, the call,
+// result shaping. It never returns a Go error: every failure is a tool
+// result with isError set.
+func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("tool panicked", "tool", t.Spec.Name, "panic", r, "stack", string(debug.Stack()))
+			res = s.failed(t, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if p, ok := contextd.PrincipalFrom(ctx); !ok || p.ID == "" {
+		ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: s.principal})
+	}
+	if t.Writes {
+		if err := s.eng.CheckWritable(ctx, t.Spec.Name); err != nil {
+			return s.failed(t, err), nil
+		}
+	}
+	raw := req.Params.Arguments
+	if m, ok := exactArguments(req.Params.RawArguments); ok {
+		raw = m
+	}
+	in, err := argumentMap(raw)
+	if err != nil {
+		return s.failed(t, err), nil
+	}
+	v, err := t.Call(ctx, s.eng, in)
+	if err != nil {
+		return s.failed(t, err), nil
+	}
+	if isNil(v) {
+		if !t.Array {
+			return s.failed(t, errors.New("the engine returned no result")), nil
+		}
+		v = []any{}
+	}
+	text, err := marshalJSON(v)
+	if err != nil {
+		return s.failed(t, fmt.Errorf("encode result: %w", err)), nil
+	}
+	if t.Array {
+		return mcp.NewToolResultStructured(map[string]any{"result": json.RawMessage(text)}, string(text)), nil
+	}
+	return mcp.NewToolResultStructured(json.RawMessage(text), string(text)), nil
+}
+
+// failed maps an error to a tool error result: engine errors and argument
+// errors carry the reference text as is; anything else is unexpected and
+// wrapped with the tool's failure prefix.
+func (s *Server) failed(t *Tool, err error) *mcp.CallToolResult {
+	var ce *contextd.Error
+	var ae *argError
+	switch {
+	case errors.As(err, &ce):
+		s.log.Debug("tool error", "tool", t.Spec.Name, "error", err)
+		return mcp.NewToolResultError(err.Error())
+	case errors.As(err, &ae):
+		s.log.Debug("invalid arguments", "tool", t.Spec.Name, "param", ae.Param, "error", ae.Msg)
+		return mcp.NewToolResultError(err.Error())
+	}
+	s.log.Error("tool failed", "tool", t.Spec.Name, "error", err)
+	return mcp.NewToolResultError(t.Failure + ": " + err.Error())
+}
+
+// marshalJSON encodes v without HTML escaping (text such as <mark> stays
+// readable) and without the trailing newline.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
