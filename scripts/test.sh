@@ -23,5 +23,11 @@ if [ "$want" != "$have" ]; then
   echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
 fi
 
-echo "== go test"
+echo "== go test (quick and long tiers)"
+# The long tier (internal/testtier: the 60 s HTTP load test, the 100k
+# recall gates, the peer comparison, the Cranfield evaluation) skips
+# unless CONTEXTD_LONG=1. Plain `go test ./...` is the quick tier; this
+# script is what CI runs, so it always enables the long tier too and no
+# test is skipped unseen.
+export CONTEXTD_LONG=1
 go test -count=1 -timeout 25m ./... "$@"

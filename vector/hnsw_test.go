@@ -6,10 +6,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // bruteForce is an independent reference: distances in float64, full sort.
@@ -171,12 +172,11 @@ func TestRecallClustered(t *testing.T) {
 }
 
 // TestRecall100k is the acceptance gate on 100k clustered 384-d vectors.
-// It takes about a minute on two cores, so it runs when
-// CONTEXTD_VECTOR_100K=1 (BenchmarkCompare measures the same set).
+// It takes about a minute on two cores, so it is in the long tier
+// (CONTEXTD_LONG=1, internal/testtier; BenchmarkCompare measures the same
+// set).
 func TestRecall100k(t *testing.T) {
-	if os.Getenv("CONTEXTD_VECTOR_100K") == "" {
-		t.Skip("set CONTEXTD_VECTOR_100K=1 to run the 100k recall gate")
-	}
+	testtier.Long(t)
 	const n = 100000
 	vecs := clustered(1, n+200, 384, 0.6)
 	ix := build(t, vecs[:n], Options{})

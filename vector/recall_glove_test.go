@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -106,11 +107,10 @@ func gloveSet(tb testing.TB, n, nq int) (data, queries [][]float32) {
 // random 1 % of the collection allowed. It also reports (and gates at
 // 0.95) the 1 % case forced through the filtered graph traversal, and the
 // 10 % case, which the default switch sends through the graph. 34 to 41 s
-// on two idle cores (mostly the single-writer build); skipped with -short.
+// on two idle cores (mostly the single-writer build), so it is in the long
+// tier (CONTEXTD_LONG=1, internal/testtier).
 func TestRecallGloVe100k(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100k GloVe recall gate: skipped with -short")
-	}
+	testtier.Long(t)
 	const n, nq, k = 100_000, 500, 10
 	t0 := time.Now()
 	data, queries := gloveSet(t, n, nq)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // cranfieldDir is the shared evaluation data, seen from this package.
@@ -23,9 +25,9 @@ func TestCranfieldEval(t *testing.T) {
 		}
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
 	}
-	if testing.Short() {
-		t.Skip("Cranfield evaluation skipped in -short mode")
-	}
+	// A minute and more on two cores (ten runs over both backends), so
+	// the evaluation is in the long tier, which CI runs.
+	testtier.Long(t)
 	col, err := loadCranfield(cranfieldDir)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,59 @@
+// Package testtier splits the test suite into two tiers.
+//
+// The quick tier is plain `go test ./...`: every correctness test that
+// runs in seconds, so the edit-test loop stays short (the target is under
+// three minutes on two cores). The long tier adds the tests that take
+// tens of seconds to minutes each: the 60-second HTTP load test, the 100k
+// recall gates, the peer comparison and the Cranfield evaluation. It runs
+// when CONTEXTD_LONG=1, which ./scripts/test.sh (what CI runs) always
+// sets, so CI checks everything.
+//
+// The switch is an environment variable rather than a build tag because
+// long-tier tests then stay compiled, vetted and type-checked in every
+// quick run (a tagged file that no quick run builds can rot unseen), a
+// skipped test says in -v output how to run it, and one test binary
+// serves both tiers (go test's cache keys on the variables a test reads,
+// so toggling it re-runs exactly the tests that depend on it).
+package testtier
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// Env names the environment variable that enables the long tier.
+const Env = "CONTEXTD_LONG"
+
+// Enabled reports whether the long tier runs: Env holds a true value as
+// strconv.ParseBool reads it ("1", "true", ...). An unset or empty Env is
+// the quick tier; any other value is an error, because a misspelt switch
+// that quietly skipped the long tier would hide exactly the tests it was
+// meant to run.
+func Enabled() (bool, error) {
+	v := os.Getenv(Env)
+	if v == "" {
+		return false, nil
+	}
+	return strconv.ParseBool(v)
+}
+
+// Long marks tb as a long-tier test: it skips tb unless the long tier is
+// enabled, and fails it when Env holds something that is not a boolean.
+func Long(tb testing.TB) {
+	tb.Helper()
+	if !On(tb) {
+		tb.Skip("long tier: set CONTEXTD_LONG=1 (./scripts/test.sh does)")
+	}
+}
+
+// On reports whether the long tier is enabled, for a test that runs in
+// both tiers at different sizes; like Long it fails tb on a malformed Env.
+func On(tb testing.TB) bool {
+	tb.Helper()
+	on, err := Enabled()
+	if err != nil {
+		tb.Fatalf("%s=%q: want 1 (long tier) or unset (quick tier): %v", Env, os.Getenv(Env), err)
+	}
+	return on
+}

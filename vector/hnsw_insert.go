@@ -1,0 +1,184 @@
+package vector
+
+// This file holds the write side of the graph: adding and deleting keys,
+// inserting a node (algorithm 1 of the paper) and the neighbour-selection
+// heuristic that keeps lists within capacity.
+
+import "math"
+
+// Add inserts vec under key, replacing the key's previous vector if any.
+// The vector is copied.
+func (ix *Index) Add(key uint64, vec []float32) error {
+	if err := ix.checkVector(vec); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if old, ok := ix.byKey[key]; ok {
+		ix.tombstone(old)
+	}
+	id := ix.alloc(key, vec)
+	ix.insert(id)
+	ix.byKey[key] = id
+	ix.live++
+	ix.maybeRepair()
+	return nil
+}
+
+// Delete removes key; it reports whether the key was present.
+func (ix *Index) Delete(key uint64) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	id, ok := ix.byKey[key]
+	if !ok {
+		return false
+	}
+	ix.tombstone(id)
+	ix.maybeRepair()
+	return true
+}
+
+func (ix *Index) tombstone(id uint32) {
+	delete(ix.byKey, ix.keys[id])
+	ix.dead.set(id)
+	ix.live--
+	ix.tombs++
+}
+
+func (ix *Index) maybeRepair() {
+	if ix.tombs > 0 && float64(ix.tombs) > ix.o.RepairFraction*float64(len(ix.keys)) {
+		ix.repair()
+	}
+}
+
+// alloc stores the vector in a free slot or a new one and draws its level.
+func (ix *Index) alloc(key uint64, vec []float32) uint32 {
+	level := int(math.Floor(-math.Log(1-ix.rng.Float64()) * ix.mL))
+	level = min(level, maxLevelCap)
+	var id uint32
+	if n := len(ix.free); n > 0 {
+		id = ix.free[n-1]
+		ix.free = ix.free[:n-1]
+		copy(ix.vec(id), vec)
+		ix.keys[id] = key
+		ix.dead.clear(id)
+		ix.freed.clear(id)
+		b := int(id) * (ix.m0 + 1)
+		clear(ix.links0[b : b+ix.m0+1])
+	} else {
+		id = uint32(len(ix.keys))
+		ix.vecs = append(ix.vecs, vec...)
+		ix.keys = append(ix.keys, key)
+		ix.levels = append(ix.levels, 0)
+		ix.upper = append(ix.upper, nil)
+		ix.links0 = append(ix.links0, make([]uint32, ix.m0+1)...)
+		ix.dead.grow(len(ix.keys))
+		ix.freed.grow(len(ix.keys))
+	}
+	if ix.o.Metric == Cosine {
+		normalize(ix.vec(id))
+	}
+	ix.levels[id] = uint8(level)
+	ix.upper[id] = nil
+	if level > 0 {
+		ix.upper[id] = make([]uint32, level*(ix.o.M+1))
+	}
+	return id
+}
+
+// insert links node id into the graph (algorithm 1 of the paper).
+func (ix *Index) insert(id uint32) {
+	level := int(ix.levels[id])
+	if ix.entry == noNode {
+		ix.entry, ix.maxLevel = id, level
+		return
+	}
+	q := ix.vec(id)
+	s := ix.getScratch()
+	defer ix.scratch.Put(s)
+	ep := cand{ix.o.Metric.dist(q, ix.vec(ix.entry)), ix.entry}
+	for l := ix.maxLevel; l > level; l-- {
+		ep = ix.greedy(q, ep, l)
+	}
+	eps := []cand{ep}
+	alive := func(n uint32) bool { return !ix.dead.has(n) }
+	for l := min(level, ix.maxLevel); l >= 0; l-- {
+		w := ix.searchLayer(s, q, eps, ix.o.EfConstruction, l, alive)
+		if len(w) == 0 { // every node reached is a tombstone: route from the entry
+			w = []cand{ep}
+		}
+		chosen := ix.selectNeighbours(w, ix.o.M)
+		ns := make([]uint32, len(chosen))
+		for i, c := range chosen {
+			ns[i] = c.id
+		}
+		ix.setNeighbours(id, l, ns)
+		for _, c := range chosen {
+			ix.link(c.id, id, c.d, l)
+		}
+		eps = w
+	}
+	if level > ix.maxLevel {
+		ix.entry, ix.maxLevel = id, level
+	}
+}
+
+// link adds the edge from -> to (at distance d) on layer l, shrinking
+// from's list with the heuristic when it is full.
+func (ix *Index) link(from, to uint32, d float32, l int) {
+	ns := ix.neighbours(from, l)
+	if len(ns) < ix.capacity(l) {
+		ix.setNeighbours(from, l, append(ns[:len(ns):len(ns)], to))
+		return
+	}
+	fv := ix.vec(from)
+	cs := make([]cand, 0, len(ns)+1)
+	for _, n := range ns {
+		cs = append(cs, cand{ix.o.Metric.dist(fv, ix.vec(n)), n})
+	}
+	cs = append(cs, cand{d, to})
+	sortCands(cs)
+	chosen := ix.selectNeighbours(cs, ix.capacity(l))
+	out := make([]uint32, len(chosen))
+	for i, c := range chosen {
+		out[i] = c.id
+	}
+	ix.setNeighbours(from, l, out)
+}
+
+// selectNeighbours is the paper's heuristic (algorithm 4, without
+// extending candidates or keeping pruned ones, as hnswlib does): walk the
+// candidates nearest first and keep one only if it is nearer to the base
+// than to every neighbour kept so far. cs must be sorted ascending.
+func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
+	if len(cs) <= m {
+		return cs
+	}
+	out := make([]cand, 0, m)
+	for _, c := range cs {
+		if len(out) >= m {
+			break
+		}
+		cv := ix.vec(c.id)
+		good := true
+		for _, r := range out {
+			if ix.o.Metric.dist(cv, ix.vec(r.id)) < c.d {
+				good = false
+				break
+			}
+		}
+		if good {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func sortCands(cs []cand) {
+	// insertion sort: lists are at most 2·M+1 long
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].less(cs[j-1]); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
