@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -17,9 +18,6 @@ const (
 	BackendInProcess = "in-process"
 	BackendNative    = "native"
 )
-
-// rankDepth is the fixed candidate depth of the ranked searches (C.4).
-const rankDepth = 100
 
 // maxFTSQuery is the longest fts_search_context query, in code points.
 const maxFTSQuery = 10000
@@ -210,22 +208,23 @@ type FTSSearchResponse struct {
 // ftsModes are the search modes of fts_search_context.
 var ftsModes = []string{persist.FullTextMatch, persist.FullTextPrefix, persist.FullTextPhrase, persist.FullTextBoolean}
 
-// rankedWindow checks a ranked page request and returns the applied limit,
-// the clamp report and the depth report (C.4: present iff the window
-// reaches past the depth).
-func rankedWindow(limit, offset, def int) (int, *ClampedLimit, *RankDepthLimit, error) {
+// rankedWindow checks a ranked page request and returns its window, the
+// clamp report and the depth report (C.4: present iff the window reaches
+// past the depth).
+func rankedWindow(limit, offset, def int) (rank.Window, *ClampedLimit, *RankDepthLimit, error) {
 	applied, clamped, err := clampLimit(limit, def)
 	if err != nil {
-		return 0, nil, nil, err
+		return rank.Window{}, nil, nil, err
 	}
 	if err := checkOffset(offset); err != nil {
-		return 0, nil, nil, err
+		return rank.Window{}, nil, nil, err
 	}
+	w := rank.Window{Offset: offset, Limit: applied}
 	var depth *RankDepthLimit
-	if offset+applied > rankDepth {
-		depth = &RankDepthLimit{RequestedOffset: offset, RequestedLimit: applied, RankDepth: rankDepth}
+	if w.PastDepth() {
+		depth = &RankDepthLimit{RequestedOffset: offset, RequestedLimit: applied, RankDepth: rank.Depth}
 	}
-	return applied, clamped, depth, nil
+	return w, clamped, depth, nil
 }
 
 // FTSSearch runs fts_search_context: one BM25 ordering of at most 100
@@ -251,7 +250,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if n := runeLen(req.Query); n < 1 || n > maxFTSQuery {
 		return nil, invalidf("query must be 1 to %d characters, got %d", maxFTSQuery, n)
 	}
-	limit, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
+	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +279,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		resp.Stats = stats(0, nil)
 		return resp, nil
 	}
-	if req.Offset >= rankDepth {
+	if win.Empty() {
 		// Answered from the arguments alone: no search runs.
 		return resp, nil
 	}
@@ -291,43 +290,37 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	// The in-process index computes reranker passages from the hits' text;
 	// a native engine's own highlight places them when it has one.
 	highlight := req.Highlight || reranking && e.fts.nativeHighlights()
-	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rankDepth, highlight, req.ExplainQuery)
+	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rank.Depth, highlight, req.ExplainQuery)
 	if err != nil {
 		return nil, err
 	}
-	var scores map[string]float64
+	ranked, reranked := rank.TextRanking(textHits(hits)), false
 	if reranking {
 		// The whole window of 100 is reranked before the page is cut
-		// (C.4, C.9): passages are windows around the matches.
-		if hits, scores, err = e.rerankFTS(ctx, acc, req.Query, hits); err != nil {
+		// (C.4, C.9): passages are windows around the matches. A reranker
+		// failure keeps the BM25 order.
+		rr, ok, err := e.reranking().Rerank(ctx, req.Query, ranked, e.texts(acc))
+		if err != nil {
 			return nil, err
 		}
+		if ok {
+			ranked, reranked = rr, true
+		}
 	}
-	end := min(req.Offset+limit, len(hits))
-	if req.Offset < end {
-		hits = hits[req.Offset:end]
-	} else {
-		hits = nil
-	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	ents, err := e.st.Get(ctx, acc, ids, persist.GetOptions{Images: req.IncludeImages})
+	page := rank.Cut(ranked, win)
+	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
 	if err != nil {
 		return nil, fmt.Errorf("fts search: %w", err)
 	}
-	byID := make(map[string]*persist.Entry, len(ents))
-	for i := range ents {
-		byID[ents[i].ID] = &ents[i]
-	}
-	for _, h := range hits {
-		ent, ok := byID[h.ID]
+	for _, c := range page {
+		ent, ok := ents[c.ID]
 		if !ok { // deleted since the ranking: not a result
 			continue
 		}
+		h := c.Text
 		r := FTSResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: FTSScores{FTSScore: h.Score}}
-		if s, ok := scores[h.ID]; ok {
+		if reranked {
+			s := c.Rerank
 			r.Scores.RerankScore = &s
 		}
 		if req.Highlight {

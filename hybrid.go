@@ -4,23 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/contextd/contextd/index"
-	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/rerank"
+	"github.com/contextd/contextd/internal/rank"
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
 // 100·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel; reciprocal
 // rank fusion keeps the best 100 (rrf DESC, id ASC), the reranker reorders
-// them, and the page is cut from that one ordering. A failing leg leaves
-// the other's results with a warning.
+// them, and the page is cut from that one ordering (internal/rank). A
+// failing leg leaves the other's results with a warning.
 
 // HybridSearchRequest is the input of hybrid_search_context.
 type HybridSearchRequest struct {
@@ -104,20 +100,6 @@ type HybridSearchResponse struct {
 	ValidationErrors []string        `json:"validation_errors,omitempty"`
 }
 
-// hybridDefaults fills the zero fields of HybridConfig.
-func (c HybridConfig) withDefaults() HybridConfig {
-	if c.RRFK <= 0 {
-		c.RRFK = 60
-	}
-	if c.Overfetch <= 0 {
-		c.Overfetch = 2
-	}
-	if c.ORThreshold <= 0 {
-		c.ORThreshold = 4
-	}
-	return c
-}
-
 // HybridModes lists the search modes hybrid search can use, in order
 // (fts, semantic), and why the others cannot run.
 func (e *Engine) HybridModes() (modes, issues []string) {
@@ -149,39 +131,6 @@ func (e *Engine) HybridAvailable() bool {
 	return len(modes) > 0
 }
 
-var hybridTokenRe = regexp.MustCompile(`"[^"]*"|\S+`)
-
-// adaptiveFTSQuery is the FTS leg's query (R-362): a query of at least
-// threshold significant tokens becomes the boolean OR of its sanitized
-// terms (quoted phrases kept, hyphenated pieces quoted as a phrase);
-// otherwise the raw query runs in match mode.
-func adaptiveFTSQuery(q string, threshold int) (query, mode string, significant int) {
-	toks := hybridTokenRe.FindAllString(q, -1)
-	var terms []string
-	for _, t := range toks {
-		inner := strings.Trim(t, `"`)
-		if utf8.RuneCountInString(inner) <= 1 {
-			continue
-		}
-		significant++
-		inner = strings.Map(func(r rune) rune {
-			switch r {
-			case '"', '(', ')':
-				return ' '
-			}
-			return r
-		}, inner)
-		if inner = strings.Join(strings.Fields(inner), " "); inner == "" {
-			continue
-		}
-		terms = append(terms, `"`+inner+`"`)
-	}
-	if significant < threshold || len(terms) == 0 {
-		return q, persist.FullTextMatch, significant
-	}
-	return strings.Join(terms, " OR "), persist.FullTextBoolean, significant
-}
-
 // HybridSearch runs hybrid_search_context.
 func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*HybridSearchResponse, error) {
 	start := time.Now()
@@ -189,7 +138,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if err != nil {
 		return nil, err
 	}
-	hc := e.cfg.Hybrid.withDefaults()
+	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold}.WithDefaults()
 	method := req.FusionMethod
 	if method == "" {
 		method = "rrf"
@@ -208,7 +157,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		}
 		k = *req.RRFK
 	}
-	limit, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
+	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +191,11 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		}
 		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.error)
 	}
-	if req.Offset >= rankDepth {
+	if win.Empty() {
 		return resp, nil // R-106: answered from the arguments alone
 	}
-	legDepth := rankDepth * hc.Overfetch
-	ftsQuery, ftsMode, significant := adaptiveFTSQuery(req.Query, hc.ORThreshold)
+	legDepth := hc.LegDepth()
+	ftsQuery, ftsMode, significant := rank.AdaptiveQuery(req.Query, hc.ORThreshold)
 	// Native full-text hits take reranker passages from the engine's own
 	// highlight; in-process ones compute them from the text.
 	highlight := e.cfg.Rerank.Reranker != nil && e.fts.nativeHighlights()
@@ -322,41 +271,34 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	resp.SearchModesUsed = used
 	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
 
-	fused, fs := fuseRRF(ftsHits, semHits, k)
-	ranked := make([]rankedEntry, len(fused))
-	for i, c := range fused {
-		ranked[i] = rankedEntry{id: c.id, rrf: c.rrf, fr: c.fr, sr: c.sr, fts: c.fts, inFT: c.fts != nil}
-		if c.sem != nil {
-			ranked[i].vec, ranked[i].inSM = *c.sem, true
-		}
-	}
+	fused, fs := rank.Fuse(k, textHits(ftsHits), vectorHits(semHits))
 	rb := time.Now()
-	ranked, reranked, err := e.rerankCandidates(ctx, acc, req.Query, ranked, e.hybridPassage)
+	ranked, reranked, err := e.reranking().Rerank(ctx, req.Query, fused, e.texts(acc))
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	rerankMS := roundMS(time.Since(rb))
-	page := window(ranked, req.Offset, limit)
-	ents, err := e.loadRanked(ctx, acc, rankedIDs(page), req.IncludeImages)
+	page := rank.Cut(ranked, win)
+	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	for _, r := range page {
-		ent, ok := ents[r.id]
+		ent, ok := ents[r.ID]
 		if !ok {
 			continue // deleted since the ranking
 		}
-		res := HybridResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: HybridScores{RRF: r.rrf}}
-		if r.inFT {
-			fr, sc := r.fr, r.fts.Score
+		res := HybridResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: HybridScores{RRF: r.RRF}}
+		if r.Text != nil {
+			fr, sc := r.TextRank, r.Text.Score
 			res.Scores.FTSRank, res.Scores.FTSScore = &fr, &sc
 		}
-		if r.inSM {
-			sr, d := r.sr, r.vec.Distance
+		if r.Vector != nil {
+			sr, d := r.VectorRank, r.Vector.Distance
 			res.Scores.SemanticRank, res.Scores.SemanticDistance = &sr, &d
 		}
 		if reranked {
-			s := r.rerank
+			s := r.Rerank
 			res.Scores.RerankScore = &s
 		}
 		resp.Results = append(resp.Results, res)
@@ -364,9 +306,9 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	resp.Count = len(resp.Results)
 	if req.ExplainQuery {
 		st := &HybridStats{
-			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: fs, FiltersApplied: f.applied,
+			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: FusionStats(fs), FiltersApplied: f.applied,
 			Reranked: reranked, RerankMS: rerankMS, Backend: e.st.Backend(), RowsReturned: resp.Count,
-			CandidatesFused: len(fused), CandidateDepth: rankDepth, OverfetchPerLeg: legDepth,
+			CandidatesFused: len(fused), CandidateDepth: rank.Depth, OverfetchPerLeg: legDepth,
 			ORThreshold: hc.ORThreshold, SignificantTerms: significant,
 		}
 		if slices.Contains(modes, "fts") {
@@ -407,109 +349,4 @@ func publicMessage(err error) string {
 		}
 		err = next
 	}
-}
-
-// fusedCand is one document of the fusion.
-type fusedCand struct {
-	id     string
-	rrf    float64
-	fr, sr int
-	fts    *ftsHit
-	sem    *vecHit
-}
-
-// fuseRRF combines the legs by reciprocal rank fusion (R-360): rrf(d) =
-// Σ 1/(k + rank), ranks 1-based per leg; the best rankDepth are kept
-// (rrf DESC, id ASC).
-func fuseRRF(ftsHits []ftsHit, semHits []vecHit, k int) ([]fusedCand, FusionStats) {
-	by := make(map[string]*fusedCand, len(ftsHits)+len(semHits))
-	get := func(id string) *fusedCand {
-		c, ok := by[id]
-		if !ok {
-			c = &fusedCand{id: id}
-			by[id] = c
-		}
-		return c
-	}
-	for i := range ftsHits {
-		c := get(ftsHits[i].ID)
-		if c.fts != nil {
-			continue
-		}
-		c.fr, c.fts = i+1, &ftsHits[i]
-		c.rrf += 1 / float64(k+i+1)
-	}
-	for i := range semHits {
-		c := get(semHits[i].ID)
-		if c.sem != nil {
-			continue
-		}
-		c.sr, c.sem = i+1, &semHits[i]
-		c.rrf += 1 / float64(k+i+1)
-	}
-	fs := FusionStats{RRFK: k, TotalUniqueDocuments: len(by)}
-	out := make([]fusedCand, 0, len(by))
-	for _, c := range by {
-		switch {
-		case c.fts != nil && c.sem != nil:
-			fs.DocumentsInBoth++
-		case c.fts != nil:
-			fs.DocumentsFTSOnly++
-		default:
-			fs.DocumentsSemanticOnly++
-		}
-		out = append(out, *c)
-	}
-	slices.SortFunc(out, func(a, b fusedCand) int {
-		switch {
-		case a.rrf > b.rrf:
-			return -1
-		case a.rrf < b.rrf:
-			return 1
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	return out[:min(len(out), rankDepth)], fs
-}
-
-// hybridPassage is the reranker passage of a fused document: the windows
-// around its full-text matches when the FTS leg supplied it, else its best
-// chunk (R-371).
-func (e *Engine) hybridPassage(r *rankedEntry, text string) string {
-	if r.inFT {
-		return e.ftsPassage(text, r.fts)
-	}
-	if r.inSM {
-		return chunkPassage(text, r.vec.Start, r.vec.End, e.maxPassage())
-	}
-	return rerank.Truncate(text, e.maxPassage())
-}
-
-// ftsPassage is the reranker passage of a full-text hit: windows of
-// FTS_RERANK_WINDOW_SIZE around the highlighted matches.
-func (e *Engine) ftsPassage(text string, h *ftsHit) string {
-	max := e.maxPassage()
-	hl := h.Highlighted
-	switch {
-	case hl != "":
-	case h.Spans != nil:
-		hl = index.Highlight(text, h.Spans)
-	case len(text) <= max:
-		hl = text // the passage is the whole text: no windows to place
-	case e.fts.ix != nil:
-		hl = index.Highlight(text, e.fts.ix.MatchSpans(text, h.Terms))
-	default:
-		hl = text
-	}
-	w, gap := e.cfg.Rerank.FTSWindow, e.cfg.Rerank.FTSGapMerge
-	if w <= 0 {
-		w = 750
-	}
-	switch {
-	case gap < 0:
-		gap = 0
-	case gap == 0:
-		gap = 100
-	}
-	return rerank.FTSPassage(hl, w, gap, max)
 }

@@ -31,7 +31,7 @@ func (e *Engine) Reembed(ctx context.Context, progress io.Writer) (int, error) {
 	began := time.Now()
 	after, n := "", 0
 	for {
-		docs, err := e.st.ScanIndexDocs(ctx, after, rankDepth)
+		docs, err := e.st.ScanIndexDocs(ctx, after, 100)
 		if err != nil {
 			return n, fmt.Errorf("reembed: %w", err)
 		}

@@ -3,12 +3,11 @@ package contextd
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/contextd/contextd/index/chunk"
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/rerank"
 )
 
 // semantic is the engine's embedding and vector-search state.
@@ -210,7 +209,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 	if req.Query == "" {
 		return nil, invalidf("query must be at least 1 character")
 	}
-	limit, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
+	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +238,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		finish()
 		return resp, nil
 	}
-	if req.Offset >= rankDepth {
+	if win.Empty() {
 		return resp, nil // no embedding, no search
 	}
 	if !e.SemanticAvailable() {
@@ -251,7 +250,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		return nil, newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
 	}
 	stats.EmbeddingGenerationMS = roundMS(time.Since(began))
-	hits, plan, err := e.semanticRank(ctx, acc, f, qv, rankDepth, req.ExplainQuery)
+	hits, plan, err := e.semanticRank(ctx, acc, f, qv, rank.Depth, req.ExplainQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -259,31 +258,25 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 	if plan != "" {
 		stats.QueryPlan = &plan
 	}
-	ranked := make([]rankedEntry, len(hits))
-	for i, h := range hits {
-		ranked[i] = rankedEntry{id: h.ID, vec: h}
-	}
 	rb := time.Now()
-	ranked, reranked, err := e.rerankCandidates(ctx, acc, req.Query, ranked, func(r *rankedEntry, text string) string {
-		return chunkPassage(text, r.vec.Start, r.vec.End, e.maxPassage())
-	})
+	ranked, reranked, err := e.reranking().Rerank(ctx, req.Query, rank.VectorRanking(vectorHits(hits)), e.texts(acc))
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}
 	stats.Reranked, stats.RerankMS = reranked, roundMS(time.Since(rb))
-	page := window(ranked, req.Offset, limit)
-	ents, err := e.loadRanked(ctx, acc, rankedIDs(page), req.IncludeImages)
+	page := rank.Cut(ranked, win)
+	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}
 	for _, r := range page {
-		ent, ok := ents[r.id]
+		ent, ok := ents[r.ID]
 		if !ok {
 			continue // deleted since the ranking
 		}
-		res := SemanticResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: SemanticScores{SemanticDistance: r.vec.Distance}}
+		res := SemanticResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: SemanticScores{SemanticDistance: r.Vector.Distance}}
 		if reranked {
-			s := r.rerank
+			s := r.Rerank
 			res.Scores.RerankScore = &s
 		}
 		resp.Results = append(resp.Results, res)
@@ -291,46 +284,6 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 	resp.Count = len(resp.Results)
 	finish()
 	return resp, nil
-}
-
-// window cuts the page [offset, offset+limit) out of a ranking.
-func window[T any](s []T, offset, limit int) []T {
-	if offset >= len(s) {
-		return nil
-	}
-	return s[offset:min(offset+limit, len(s))]
-}
-
-func rankedIDs(rs []rankedEntry) []string {
-	ids := make([]string, len(rs))
-	for i, r := range rs {
-		ids[i] = r.id
-	}
-	return ids
-}
-
-// rerankCandidates reranks a ranking when a reranker is configured: each
-// candidate's passage is built from its text by passage, and candidates
-// deleted since the ranking drop out. It returns the new ranking and
-// whether it follows rerank scores.
-func (e *Engine) rerankCandidates(ctx context.Context, acc persist.Access, query string, ranked []rankedEntry, passage func(r *rankedEntry, text string) string) ([]rankedEntry, bool, error) {
-	if e.cfg.Rerank.Reranker == nil || len(ranked) == 0 {
-		return ranked, false, nil
-	}
-	texts, err := e.st.Texts(ctx, acc, rankedIDs(ranked))
-	if err != nil {
-		return nil, false, err
-	}
-	kept := make([]rankedEntry, 0, len(ranked))
-	for i := range ranked {
-		text, ok := texts[ranked[i].id]
-		if !ok {
-			continue
-		}
-		ranked[i].passage = passage(&ranked[i], text)
-		kept = append(kept, ranked[i])
-	}
-	return kept, e.rerank(ctx, query, kept), nil
 }
 
 // loadRanked reads the readable entries among ids.
@@ -384,84 +337,38 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 	return hits, plan, nil
 }
 
-// rankedEntry is one candidate of a ranked search on its way to a page.
-type rankedEntry struct {
-	id      string
-	passage string
-	vec     vecHit
-	rerank  float64
-	// hybrid fields
-	fts  *ftsHit
-	rrf  float64
-	fr   int // fts rank (1-based), 0 when absent
-	sr   int // semantic rank (1-based), 0 when absent
-	inFT bool
-	inSM bool
+// reranking is the configured reranking of the ranked searches; the
+// in-process index places the passages of hits that came without
+// highlight.
+func (e *Engine) reranking() rank.Reranking {
+	rc := e.cfg.Rerank
+	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
+	if e.fts != nil && e.fts.ix != nil {
+		r.Passages.Matcher = e.fts.ix
+	}
+	return r
 }
 
-// rerank reorders ranked by the reranker's score (stable: ties keep the
-// retrieval order). It reports whether reranking happened; a failing
-// reranker leaves the order alone.
-func (e *Engine) rerank(ctx context.Context, query string, ranked []rankedEntry) bool {
-	rr := e.cfg.Rerank.Reranker
-	if rr == nil || len(ranked) == 0 {
-		return false
+// texts reads the texts of the entries acc may read.
+func (e *Engine) texts(acc persist.Access) rank.Texts {
+	return func(ctx context.Context, ids []string) (map[string]string, error) {
+		return e.st.Texts(ctx, acc, ids)
 	}
-	passages := make([]string, len(ranked))
-	for i, r := range ranked {
-		passages[i] = r.passage
-	}
-	scores, err := rr.Rerank(ctx, query, passages)
-	if err != nil || len(scores) != len(ranked) {
-		return false
-	}
-	for i := range ranked {
-		ranked[i].rerank = min(1, max(0, scores[i]))
-	}
-	slices.SortStableFunc(ranked, func(a, b rankedEntry) int {
-		switch {
-		case a.rerank > b.rerank:
-			return -1
-		case a.rerank < b.rerank:
-			return 1
-		}
-		return 0
-	})
-	return true
 }
 
-// maxPassage is the longest reranker passage in code points.
-func (e *Engine) maxPassage() int {
-	if n := e.cfg.Rerank.MaxPassageChars; n > 0 {
-		return n
+// textHits and vectorHits hand the legs' hits to internal/rank.
+func textHits(hits []ftsHit) []rank.TextHit {
+	out := make([]rank.TextHit, len(hits))
+	for i, h := range hits {
+		out[i] = rank.TextHit(h)
 	}
-	return 512 * 4 * 95 / 100
+	return out
 }
 
-// chunkPassage is the matched chunk's text capped at max code points; the
-// start of the text when the span is unusable.
-func chunkPassage(text string, start, end, max int) string {
-	return rerank.ChunkPassage(text, start, end, max)
-}
-
-// rerankFTS reranks a full-text ranking; the scores are keyed by id. A
-// reranker failure keeps the BM25 order.
-func (e *Engine) rerankFTS(ctx context.Context, acc persist.Access, query string, hits []ftsHit) ([]ftsHit, map[string]float64, error) {
-	ranked := make([]rankedEntry, len(hits))
-	for i := range hits {
-		ranked[i] = rankedEntry{id: hits[i].ID, fts: &hits[i]}
+func vectorHits(hits []vecHit) []rank.VectorHit {
+	out := make([]rank.VectorHit, len(hits))
+	for i, h := range hits {
+		out[i] = rank.VectorHit(h)
 	}
-	ranked, ok, err := e.rerankCandidates(ctx, acc, query, ranked, func(r *rankedEntry, text string) string {
-		return e.ftsPassage(text, r.fts)
-	})
-	if err != nil || !ok {
-		return hits, nil, err
-	}
-	out := make([]ftsHit, 0, len(ranked))
-	scores := make(map[string]float64, len(ranked))
-	for _, r := range ranked {
-		out = append(out, *r.fts)
-		scores[r.id] = r.rerank
-	}
-	return out, scores, nil
+	return out
 }

@@ -1,0 +1,144 @@
+package rank
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/contextd/contextd/persist"
+)
+
+// Hybrid search (C.8): the full-text and the semantic leg each rank
+// Depth·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel;
+// reciprocal rank fusion keeps the best Depth (rrf DESC, id ASC), the
+// reranker reorders them, and the page is cut from that one ordering.
+
+// Hybrid is the fusion policy of hybrid search. Zero fields mean the
+// defaults ([Hybrid.WithDefaults]).
+type Hybrid struct {
+	// RRFK is HYBRID_RRF_K (default 60).
+	RRFK int
+	// Overfetch is HYBRID_RRF_OVERFETCH (default 2): each leg fetches
+	// Depth·Overfetch candidates.
+	Overfetch int
+	// ORThreshold is HYBRID_FTS_OR_THRESHOLD (default 4): a query with at
+	// least this many significant tokens runs its full-text leg as boolean
+	// OR.
+	ORThreshold int
+}
+
+// WithDefaults fills the zero (or negative) fields of h.
+func (h Hybrid) WithDefaults() Hybrid {
+	if h.RRFK <= 0 {
+		h.RRFK = 60
+	}
+	if h.Overfetch <= 0 {
+		h.Overfetch = 2
+	}
+	if h.ORThreshold <= 0 {
+		h.ORThreshold = 4
+	}
+	return h
+}
+
+// LegDepth is how many candidates each leg ranks.
+func (h Hybrid) LegDepth() int { return Depth * h.Overfetch }
+
+var hybridTokenRe = regexp.MustCompile(`"[^"]*"|\S+`)
+
+// AdaptiveQuery is the full-text leg's query (R-362): a query of at least
+// threshold significant tokens becomes the boolean OR of its sanitized
+// terms (quoted phrases kept, hyphenated pieces quoted as a phrase);
+// otherwise the raw query runs in match mode.
+func AdaptiveQuery(q string, threshold int) (query, mode string, significant int) {
+	toks := hybridTokenRe.FindAllString(q, -1)
+	var terms []string
+	for _, t := range toks {
+		inner := strings.Trim(t, `"`)
+		if utf8.RuneCountInString(inner) <= 1 {
+			continue
+		}
+		significant++
+		inner = strings.Map(func(r rune) rune {
+			switch r {
+			case '"', '(', ')':
+				return ' '
+			}
+			return r
+		}, inner)
+		if inner = strings.Join(strings.Fields(inner), " "); inner == "" {
+			continue
+		}
+		terms = append(terms, `"`+inner+`"`)
+	}
+	if significant < threshold || len(terms) == 0 {
+		return q, persist.FullTextMatch, significant
+	}
+	return strings.Join(terms, " OR "), persist.FullTextBoolean, significant
+}
+
+// FusionStats describe a fusion (R-363). Its fields are those of the
+// engine's fusion_stats.
+type FusionStats struct {
+	RRFK                  int
+	TotalUniqueDocuments  int
+	DocumentsInBoth       int
+	DocumentsFTSOnly      int
+	DocumentsSemanticOnly int
+}
+
+// Fuse combines the legs by reciprocal rank fusion (R-360): rrf(d) =
+// Σ 1/(k + rank), ranks 1-based per leg (a repeated id keeps its first
+// rank); the best Depth are kept (rrf DESC, id ASC). The candidates point
+// into text and vec.
+func Fuse(k int, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
+	by := make(map[string]*Candidate, len(text)+len(vec))
+	get := func(id string) *Candidate {
+		c, ok := by[id]
+		if !ok {
+			c = &Candidate{ID: id}
+			by[id] = c
+		}
+		return c
+	}
+	for i := range text {
+		c := get(text[i].ID)
+		if c.Text != nil {
+			continue
+		}
+		c.TextRank, c.Text = i+1, &text[i]
+		c.RRF += 1 / float64(k+i+1)
+	}
+	for i := range vec {
+		c := get(vec[i].ID)
+		if c.Vector != nil {
+			continue
+		}
+		c.VectorRank, c.Vector = i+1, &vec[i]
+		c.RRF += 1 / float64(k+i+1)
+	}
+	fs := FusionStats{RRFK: k, TotalUniqueDocuments: len(by)}
+	out := make([]Candidate, 0, len(by))
+	for _, c := range by {
+		switch {
+		case c.Text != nil && c.Vector != nil:
+			fs.DocumentsInBoth++
+		case c.Text != nil:
+			fs.DocumentsFTSOnly++
+		default:
+			fs.DocumentsSemanticOnly++
+		}
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b Candidate) int {
+		switch {
+		case a.RRF > b.RRF:
+			return -1
+		case a.RRF < b.RRF:
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out[:min(len(out), Depth)], fs
+}
