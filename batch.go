@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -135,42 +135,13 @@ func (e *Engine) StoreBatch(ctx context.Context, req StoreBatchRequest) (*BatchR
 // batchStoreParts is the parenthesized part of a batch store message
 // over the entries that were stored.
 func batchStoreParts(prepared []*preparedStore, outs []storeOutcome, results []BatchItemResult) string {
-	var embedded, dups, summarized, preserved int
+	var stored []generate.Stored
 	for i, ps := range prepared {
-		if ps == nil || ps.gen == nil || !results[i].Success {
-			continue
-		}
-		if ps.gen.embHit == embeddingGenerated {
-			embedded++
-			if !outs[i].embStored {
-				dups++
-			}
-		}
-		switch {
-		case ps.gen.outcome == summaryGenerated:
-			summarized++
-		case ps.gen.outcome == summaryReused && outs[i].merged:
-			preserved++
+		if ps != nil && results[i].Success {
+			stored = append(stored, generate.Stored{Result: ps.gen, Merged: outs[i].merged, EmbStored: outs[i].embStored})
 		}
 	}
-	var parts []string
-	if embedded > 0 {
-		p := "embeddings generated"
-		if dups > 0 {
-			p += fmt.Sprintf(" (%d not stored - duplicates)", dups)
-		}
-		parts = append(parts, p)
-	}
-	if summarized > 0 {
-		parts = append(parts, "summaries generated")
-	}
-	if preserved > 0 {
-		parts = append(parts, "summaries preserved")
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return generate.BatchStoreParts(stored)
 }
 
 // prepareBatchUpdate decodes, resolves and validates one batch item.
@@ -308,28 +279,13 @@ func (e *Engine) UpdateBatch(ctx context.Context, req UpdateBatchRequest) (*Batc
 // batchUpdateParts is the parenthesized part of a batch update message
 // over the updates that were applied.
 func batchUpdateParts(prepared []*preparedUpdate, results []BatchItemResult) string {
-	var embedded, summarized, cleared bool
+	var applied []*generate.Result
 	for i, pu := range prepared {
-		if pu == nil || pu.gen == nil || !results[i].Success {
-			continue
-		}
-		embedded = embedded || pu.gen.embHit == embeddingGenerated
-		summarized = summarized || pu.gen.outcome == summaryGenerated
-		cleared = cleared || pu.gen.outcome == summaryEmpty
-	}
-	var parts []string
-	for _, p := range []struct {
-		on   bool
-		text string
-	}{{embedded, "embeddings regenerated"}, {summarized, "summaries regenerated"}, {cleared, "summaries cleared"}} {
-		if p.on {
-			parts = append(parts, p.text)
+		if pu != nil && results[i].Success {
+			applied = append(applied, pu.gen)
 		}
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return generate.BatchUpdateParts(applied)
 }
 
 // atIndex adds the atomic batch's position to an access error.

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
@@ -113,7 +114,7 @@ type Engine struct {
 	now       func() time.Time
 	newID     func() string
 	indexed   map[string]string
-	gen       *generator
+	gen       *generate.Generator
 	fts       *fullText
 	vec       *semantic
 	hooks     []func(ctx context.Context) // after-commit hooks of the indexes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/contextd/contextd/index/outline"
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -98,11 +99,11 @@ func (e *Engine) Navigate(ctx context.Context, req NavigateRequest) (*NavigateRe
 	tree, n := o.Tree(depth)
 	var attach func(id string, start, end int) *string
 	if req.IncludeNodeSummaries && e.cfg.IndexTree.enabled() {
-		stored, err := e.nodeSummaries(ctx, ent.ID)
+		stored, err := generate.LoadStoredNodes(ctx, e.st, ent.ID)
 		if err != nil {
 			return nil, err
 		}
-		attach = stored.lookup
+		attach = stored.Lookup
 	}
 	root := convertNode(tree, attach)
 	root.Summary = nil

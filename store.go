@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -20,7 +21,7 @@ type preparedStore struct {
 	tags                   []string        // nil = absent
 	images                 []persist.Image // nil = absent
 	dedup                  bool
-	gen                    *generation // produced before the transaction
+	gen                    *generate.Result // produced before the transaction
 }
 
 func contentHash(text string) string {
@@ -149,24 +150,24 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 				ct := contentTypeFor(len(imgs))
 				u.Images, u.ContentType = &imgs, &ct
 			}
-			if ps.gen != nil && ps.gen.outcome == summaryGenerated {
-				u.Summary = &ps.gen.summary
+			if ps.gen != nil && ps.gen.Outcome == generate.SummaryGenerated {
+				u.Summary = &ps.gen.Summary
 			}
 			ok, err := tx.Update(ctx, cand.ID, u)
 			if err != nil {
 				return storeOutcome{}, err
 			}
 			if ok {
-				stored, err := e.mergeEmbeddings(ctx, tx, cand.ID, ps.gen)
+				stored, err := ps.gen.MergeEmbeddings(ctx, tx, cand.ID)
 				if err != nil {
 					return storeOutcome{}, err
 				}
-				return storeOutcome{id: cand.ID, merged: true, embStored: stored}, writeNodes(ctx, tx, cand.ID, ps.gen)
+				return storeOutcome{id: cand.ID, merged: true, embStored: stored}, ps.gen.WriteNodes(ctx, tx, cand.ID)
 			}
 		}
 	}
-	if ps.gen != nil && (ps.gen.outcome == summaryReused || ps.gen.embHit == embeddingReused) {
-		return storeOutcome{}, errRegenerate // the pre-checked merge did not happen
+	if ps.gen.Reuses() {
+		return storeOutcome{}, generate.ErrRegenerate // the pre-checked merge did not happen
 	}
 	ent := &persist.Entry{
 		ID:          e.newID(),
@@ -190,15 +191,15 @@ func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc pe
 		}
 	}
 	if ps.gen != nil {
-		ent.Summary = ps.gen.summary
+		ent.Summary = ps.gen.Summary
 	}
 	if err := tx.Insert(ctx, ent, grants); err != nil {
 		return storeOutcome{}, err
 	}
-	if err := e.writeEmbeddings(ctx, tx, ent.ID, ps.gen, false); err != nil {
+	if err := ps.gen.WriteEmbeddings(ctx, tx, ent.ID, false); err != nil {
 		return storeOutcome{}, err
 	}
-	return storeOutcome{id: ent.ID, embStored: true}, writeNodes(ctx, tx, ent.ID, ps.gen)
+	return storeOutcome{id: ent.ID, embStored: true}, ps.gen.WriteNodes(ctx, tx, ent.ID)
 }
 
 // sameText compares by content hash, falling back to the text of legacy
@@ -239,7 +240,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, e
 			out, err = e.storeTx(ctx, tx, p, acc, ps)
 			return err
 		})
-		if !errors.Is(err, errRegenerate) || attempt > 0 {
+		if !errors.Is(err, generate.ErrRegenerate) || attempt > 0 {
 			break
 		}
 		if err := e.generateStore(ctx, p, acc, ps, false); err != nil {
@@ -256,6 +257,6 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, e
 	if n := len(ps.images); n > 0 {
 		msg += fmt.Sprintf(" with %d images", n)
 	}
-	msg += storeParts(ps.gen, out)
+	msg += generate.StoreParts(ps.gen, out.merged, out.embStored)
 	return &StoreResponse{Success: true, ContextID: out.id, ThreadID: ps.threadID, Message: msg}, nil
 }

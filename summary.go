@@ -2,9 +2,9 @@ package contextd
 
 import (
 	"context"
-	"runtime"
 	"time"
 
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
 )
@@ -31,13 +31,6 @@ type SummaryConfig struct {
 	MaxConcurrent int
 }
 
-func (c SummaryConfig) minLength() int {
-	if c.MinContentLength == nil {
-		return 500
-	}
-	return *c.MinContentLength
-}
-
 // IndexTreeConfig configures index-tree node summaries (C.12, R-405).
 // The zero value enables them with the documented defaults (they still
 // need a Summarizer).
@@ -60,83 +53,6 @@ type IndexTreeConfig struct {
 
 func (c IndexTreeConfig) enabled() bool { return !c.Disabled }
 
-func (c IndexTreeConfig) withDefaults() IndexTreeConfig {
-	if c.MinContentLength == nil {
-		n := 500
-		c.MinContentLength = &n
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = 240 * time.Second
-	}
-	if c.TotalTimeout <= 0 {
-		c.TotalTimeout = 600 * time.Second
-	}
-	if c.MaxConcurrent <= 0 {
-		c.MaxConcurrent = min(runtime.NumCPU(), 4)
-	}
-	if c.MaxNodes <= 0 {
-		c.MaxNodes = 200
-	}
-	return c
-}
-
-// The built-in prompts (R-393): one dense English paragraph, no labels.
-const (
-	userSummaryPrompt = `/no_think
-Summarize the following message written by a user for an AI agent's long-term memory. Write ONE dense English paragraph of about 100 to 250 words that captures the user's goals, requests, key topics, named entities, constraints, preferences and any decisions or open questions. State the facts directly: no headings, labels, bullet points, or meta phrases such as "This text" or "The user says".`
-	agentSummaryPrompt = `/no_think
-Summarize the following output written by an AI agent for its long-term memory. Write ONE dense English paragraph of about 100 to 250 words that captures what was done, the key findings, decisions and their reasons, named entities, files, commands, results and any open issues or next steps. State the facts directly: no headings, labels, bullet points, or meta phrases such as "This text" or "The agent".`
-	nodeSummaryPrompt = `/no_think
-Summarize the following section of a document in ONE dense English sentence that names its key topic, entities and conclusions. No labels or meta phrases.`
-)
-
-// summaryPrompt returns the prompt for an entry of source.
-func (e *Engine) summaryPrompt(source string) string {
-	if e.cfg.Summary.Prompt != "" {
-		return e.cfg.Summary.Prompt
-	}
-	if source == "agent" {
-		return agentSummaryPrompt
-	}
-	return userSummaryPrompt
-}
-
-// storedNodes is the stored node summaries of one entry, for attaching
-// them to a freshly computed outline.
-type storedNodes struct {
-	byID   map[string]persist.NodeSummary
-	bySpan map[[2]int]string
-}
-
-// lookup attaches by node id when the stored span equals the computed
-// one, else by exact span (R-123).
-func (s storedNodes) lookup(id string, start, end int) *string {
-	if n, ok := s.byID[id]; ok && n.Start == start && n.End == end {
-		v := n.Summary
-		return &v
-	}
-	if v, ok := s.bySpan[[2]int{start, end}]; ok {
-		return &v
-	}
-	return nil
-}
-
-// nodeSummaries loads the stored node summaries of entry id.
-func (e *Engine) nodeSummaries(ctx context.Context, id string) (storedNodes, error) {
-	out := storedNodes{byID: map[string]persist.NodeSummary{}, bySpan: map[[2]int]string{}}
-	ns, err := e.st.NodeSummaries(ctx, id)
-	if err != nil {
-		return out, err
-	}
-	for _, n := range ns {
-		out.byID[n.NodeID] = n
-		if _, dup := out.bySpan[[2]int{n.Start, n.End}]; !dup {
-			out.bySpan[[2]int{n.Start, n.End}] = n.Summary
-		}
-	}
-	return out, nil
-}
-
 // countNodeSummaries is the index_tree.node_count statistic.
 func (e *Engine) countNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
 	if !e.cfg.IndexTree.enabled() {
@@ -152,7 +68,7 @@ func (e *Engine) summaryStatus(s persist.Stats) SummaryStatus {
 		Enabled: c.Enabled, Available: c.Summarizer != nil, Provider: c.Provider, Model: c.Model,
 		SummaryCount:       s.SummaryCount,
 		CoveragePercentage: coverage(s.SummaryCount, s.TotalEntries),
-		MinContentLength:   c.minLength(),
+		MinContentLength:   generate.SummaryOptions{MinContentLength: c.MinContentLength}.MinLength(),
 	}
 	switch {
 	case !c.Enabled:

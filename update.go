@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -23,7 +24,7 @@ type preparedUpdate struct {
 	tags     *[]string
 	images   *[]persist.Image
 	vis      *string
-	gen      *generation // produced before the transaction when text changes
+	gen      *generate.Result // produced before the transaction when text changes
 }
 
 // updateWording holds the texts that differ between update_context and
@@ -153,7 +154,7 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 	if pu.text != nil {
 		summary := ""
 		if pu.gen != nil {
-			summary = pu.gen.summary
+			summary = pu.gen.Summary
 		}
 		u.Text, u.ContentHash, u.Summary = pu.text, &pu.hash, &summary
 		u.BumpVersion = true
@@ -161,7 +162,7 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 		if summary != "" {
 			fields = append(fields, "summary")
 		}
-		if pu.gen != nil && pu.gen.embHit == embeddingGenerated {
+		if pu.gen != nil && pu.gen.EmbHit == generate.EmbeddingGenerated {
 			fields = append(fields, "embedding")
 		}
 	}
@@ -194,8 +195,8 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 	}
 	ok, err = tx.Update(ctx, pu.id, u)
 	if ok && err == nil && pu.text != nil {
-		if err = e.writeEmbeddings(ctx, tx, pu.id, pu.gen, true); err == nil {
-			err = writeNodes(ctx, tx, pu.id, pu.gen)
+		if err = pu.gen.WriteEmbeddings(ctx, tx, pu.id, true); err == nil {
+			err = pu.gen.WriteNodes(ctx, tx, pu.id)
 		}
 	}
 	return fields, ok, err
@@ -229,7 +230,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (*UpdateResponse
 	}
 	return &UpdateResponse{
 		Success: true, ContextID: pu.id, UpdatedFields: fields,
-		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)) + updateParts(pu.gen),
+		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)) + generate.UpdateParts(pu.gen),
 	}, nil
 }
 

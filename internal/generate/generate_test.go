@@ -1,10 +1,11 @@
-package contextd
+package generate
 
 import (
 	"errors"
 	"fmt"
 	"testing"
 
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -21,17 +22,13 @@ func TestGenerationFailedMessage(t *testing.T) {
 	if err.Error() != want {
 		t.Fatalf("got  %q\nwant %q", err.Error(), want)
 	}
-	if !errors.Is(err, ErrGeneration) {
+	if !errors.Is(err, cerrors.ErrGeneration) {
 		t.Fatalf("not ErrGeneration")
 	}
 }
 
 func TestStoredNodesLookup(t *testing.T) {
-	s := storedNodes{byID: map[string]persist.NodeSummary{}, bySpan: map[[2]int]string{}}
-	for _, n := range []persist.NodeSummary{{NodeID: "a", Start: 0, End: 10, Summary: "A"}, {NodeID: "old-id", Start: 10, End: 20, Summary: "B"}} {
-		s.byID[n.NodeID] = n
-		s.bySpan[[2]int{n.Start, n.End}] = n.Summary
-	}
+	s := newStoredNodes([]persist.NodeSummary{{NodeID: "a", Start: 0, End: 10, Summary: "A"}, {NodeID: "old-id", Start: 10, End: 20, Summary: "B"}})
 	tests := []struct {
 		id         string
 		start, end int
@@ -45,7 +42,7 @@ func TestStoredNodesLookup(t *testing.T) {
 		{"old-id", 11, 20, ""},  // moved
 	}
 	for _, tc := range tests {
-		got := s.lookup(tc.id, tc.start, tc.end)
+		got := s.Lookup(tc.id, tc.start, tc.end)
 		if (got == nil) != (tc.want == "") || (got != nil && *got != tc.want) {
 			t.Fatalf("lookup(%s,%d,%d) = %v, want %q", tc.id, tc.start, tc.end, got, tc.want)
 		}

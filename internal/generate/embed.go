@@ -1,4 +1,4 @@
-package contextd
+package generate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/persist"
 )
@@ -18,31 +19,34 @@ import (
 // the model and dimension the vectors came from; an engine configured with
 // another refuses to start rather than mix incomparable vectors.
 
-// embeddingOutcome says what happened to the vectors of an entry.
-type embeddingOutcome int
-
-const (
-	embeddingNone      embeddingOutcome = iota // no embedder
-	embeddingGenerated                         // vectors were generated
-	embeddingReused                            // the dedup candidate's vectors are kept
-)
+// EmbeddingOptions configure embedding generation (C.10). The zero value
+// embeds nothing.
+type EmbeddingOptions struct {
+	// Embedder generates vectors; nil disables embedding generation.
+	Embedder Embedder
+	// MaxConcurrent bounds concurrent embedding calls
+	// (EMBEDDING_MAX_CONCURRENT, default 3).
+	MaxConcurrent int
+	// DisableChunking embeds each text whole (ENABLE_CHUNKING=false).
+	DisableChunking bool
+	// ChunkSize and ChunkOverlap are CHUNK_SIZE and CHUNK_OVERLAP in code
+	// points (defaults 1500 and 150).
+	ChunkSize, ChunkOverlap int
+}
 
 // ReembedCommand is the command that regenerates every stored vector with
 // the configured model; the start-up mismatch error names it.
 const ReembedCommand = "contextd reembed"
 
-// embedder returns the configured embedder, nil when embeddings are off.
-func (e *Engine) embedder() Embedder {
-	if e.vec == nil {
-		return nil
-	}
-	return e.vec.embedder
+// VectorReader reads stored vectors (persist.VectorStore has it).
+type VectorReader interface {
+	VectorDocs(ctx context.Context, ids []string) ([]persist.VectorDoc, error)
 }
 
-// chunkOptions are the configured chunking options; chunking off embeds
-// the text whole (one chunk as long as the text).
-func (e *Engine) chunkText(text string) ([]chunk.Chunk, error) {
-	c := e.cfg.Embedding
+// chunkText cuts text with the configured chunking options; chunking off
+// embeds the text whole (one chunk as long as the text).
+func (g *Generator) chunkText(text string) ([]chunk.Chunk, error) {
+	c := g.opts.Embedding
 	if c.DisableChunking {
 		n := len([]rune(text))
 		return []chunk.Chunk{{Index: 0, Start: 0, End: n, Text: text}}, nil
@@ -50,10 +54,11 @@ func (e *Engine) chunkText(text string) ([]chunk.Chunk, error) {
 	return chunk.Split(text, chunk.Options{Size: c.ChunkSize, Overlap: c.ChunkOverlap})
 }
 
-// embedText cuts text into chunks and embeds each of them.
-func (e *Engine) embedText(ctx context.Context, text string) (*persist.Embeddings, error) {
-	em := e.embedder()
-	chunks, err := e.chunkText(text)
+// EmbedText cuts text into chunks and embeds each of them. It needs an
+// embedder.
+func (g *Generator) EmbedText(ctx context.Context, text string) (*persist.Embeddings, error) {
+	em := g.Embedder()
+	chunks, err := g.chunkText(text)
 	if err != nil {
 		return nil, fmt.Errorf("chunking: %w", err)
 	}
@@ -63,13 +68,13 @@ func (e *Engine) embedText(ctx context.Context, text string) (*persist.Embedding
 	for i, c := range chunks {
 		out.Chunks[i] = persist.ChunkVector{Index: c.Index, Start: c.Start, End: c.End}
 		if len(chunks) == 1 {
-			errs[i] = e.embedChunk(ctx, em, c.Text, &out.Chunks[i])
+			errs[i] = g.embedChunk(ctx, em, c.Text, &out.Chunks[i])
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = e.embedChunk(ctx, em, c.Text, &out.Chunks[i])
+			errs[i] = g.embedChunk(ctx, em, c.Text, &out.Chunks[i])
 		}()
 	}
 	wg.Wait()
@@ -80,13 +85,13 @@ func (e *Engine) embedText(ctx context.Context, text string) (*persist.Embedding
 }
 
 // embedChunk embeds one chunk under the concurrency bound.
-func (e *Engine) embedChunk(ctx context.Context, em Embedder, text string, into *persist.ChunkVector) error {
+func (g *Generator) embedChunk(ctx context.Context, em Embedder, text string, into *persist.ChunkVector) error {
 	select {
-	case e.vec.sem <- struct{}{}:
+	case g.embedSem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-e.vec.sem }()
+	defer func() { <-g.embedSem }()
 	vs, err := em.Embed(ctx, []string{text})
 	if err != nil {
 		return err
@@ -101,11 +106,11 @@ func (e *Engine) embedChunk(ctx context.Context, em Embedder, text string, into 
 	return nil
 }
 
-// embedQuery embeds a search query (not chunked).
-func (e *Engine) embedQuery(ctx context.Context, q string) ([]float32, error) {
-	em := e.embedder()
+// EmbedQuery embeds a search query (not chunked), under the same
+// concurrency bound as the entries. It needs an embedder.
+func (g *Generator) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
 	var v persist.ChunkVector
-	if err := e.embedChunk(ctx, em, q, &v); err != nil {
+	if err := g.embedChunk(ctx, g.Embedder(), q, &v); err != nil {
 		return nil, err
 	}
 	return v.Vector, nil
@@ -125,53 +130,29 @@ func checkVector(v []float32, dim int) error {
 	return nil
 }
 
-// writeEmbeddings stores the generated vectors of entry id inside tx. An
-// update whose text changed without an embedder removes the stale ones.
-func (e *Engine) writeEmbeddings(ctx context.Context, tx persist.Tx, id string, g *generation, update bool) error {
-	if g == nil {
-		return nil
-	}
-	switch {
-	case g.emb != nil && !update:
-		return tx.AddEmbeddings(ctx, id, *g.emb)
-	case g.emb != nil:
-		return tx.SetEmbeddings(ctx, id, *g.emb)
-	case update && g.embHit == embeddingNone:
-		return tx.SetEmbeddings(ctx, id, persist.Embeddings{})
-	}
-	return nil
-}
-
-// mergeEmbeddings handles the vectors of a deduplication merge into entry
-// id: generated vectors are stored only when the candidate has none (its
-// text is the same, so its vectors stand). stored reports a write.
-func (e *Engine) mergeEmbeddings(ctx context.Context, tx persist.Tx, id string, g *generation) (stored bool, err error) {
-	if g == nil || g.emb == nil {
-		return false, nil
-	}
-	has, err := tx.HasEmbeddings(ctx, id)
-	if err != nil || has {
-		return false, err
-	}
-	return true, tx.SetEmbeddings(ctx, id, *g.emb)
-}
-
 // hasEmbeddings reports whether entry id has stored vectors.
-func (e *Engine) hasEmbeddings(ctx context.Context, id string) (bool, error) {
-	if e.vec == nil || e.vec.store == nil {
-		return false, nil
-	}
-	docs, err := e.vec.store.VectorDocs(ctx, []string{id})
+func hasEmbeddings(ctx context.Context, st VectorReader, id string) (bool, error) {
+	docs, err := st.VectorDocs(ctx, []string{id})
 	if err != nil {
 		return false, err
 	}
 	return len(docs) == 1 && len(docs[0].Chunks) > 0, nil
 }
 
-// checkEmbeddingModel compares the configured model with the one the
-// stored vectors came from, recording it when the database has none.
-func (e *Engine) checkEmbeddingModel(ctx context.Context) error {
-	st, em := e.vec.store, e.vec.embedder
+// ModelStore records the model of the stored vectors
+// (persist.VectorStore has it).
+type ModelStore interface {
+	EmbeddingModel(ctx context.Context) (m persist.EmbeddingModel, ok bool, err error)
+	SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel) error
+	ScanVectorDocs(ctx context.Context, afterID string, limit int) ([]persist.VectorDoc, error)
+}
+
+// CheckModel compares the configured model with the one the stored
+// vectors came from, recording it when the database has none. A mismatch
+// with vectors present wraps cerrors.ErrEmbeddingModelChanged and names
+// ReembedCommand. It needs an embedder.
+func (g *Generator) CheckModel(ctx context.Context, st ModelStore) error {
+	em := g.Embedder()
 	want := persist.EmbeddingModel{Model: em.Model(), Dim: em.Dim()}
 	got, ok, err := st.EmbeddingModel(ctx)
 	if err != nil {
@@ -187,7 +168,7 @@ func (e *Engine) checkEmbeddingModel(ctx context.Context) error {
 		}
 		if len(some) > 0 {
 			return fmt.Errorf("%w: the database holds vectors of %s (%d dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM configure %s (%d dimensions); run `%s` to regenerate them with the configured model, or configure the recorded one",
-				ErrEmbeddingModelChanged, got.Model, got.Dim, want.Model, want.Dim, ReembedCommand)
+				cerrors.ErrEmbeddingModelChanged, got.Model, got.Dim, want.Model, want.Dim, ReembedCommand)
 		}
 	}
 	return st.SetEmbeddingModel(ctx, want)
