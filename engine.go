@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/rerank"
 )
@@ -153,7 +154,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.now = time.Now
 	}
 	if e.newID == nil {
-		e.newID = newIDGenerator().next
+		e.newID = ids.NewGenerator(nil).Next
 	}
 	e.gen = newGenerator(cfg)
 	e.indexed = make(map[string]string, len(cfg.IndexedFields))
