@@ -24,7 +24,8 @@ type (
 
 // buildFilter validates the structural filters. Date and unstorable-string
 // problems are errors; cap and metadata problems come back as a
-// filterProblem for the structured response.
+// filterProblem for the structured response. SearchFilter converts to
+// FilterSpec field for field, so a new filter field must join both.
 func (e *Engine) buildFilter(f SearchFilter) (*builtFilter, *filterProblem, error) {
 	return request.BuildFilter(request.FilterSpec(f))
 }

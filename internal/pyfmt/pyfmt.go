@@ -2,7 +2,8 @@
 // implementation's messages are built from: str.strip(), repr() of a str
 // and of a decoded JSON value, and json.dumps with its default separators.
 // Error texts quote caller values with them, so a message reads byte for
-// byte as the reference's.
+// byte as the reference's; Abbrev is the shorter quoting of the server's
+// argument errors.
 //
 //	pyfmt.Strip("\u3000 tag \x1f")                       // "tag"
 //	pyfmt.Quote("it's")                                 // `"it's"`
@@ -93,22 +94,42 @@ func Number(x float64) string {
 // order, and the rest follow sorted, at every depth.
 func Repr(v any, keyOrder ...string) string {
 	var b strings.Builder
-	writeRepr(&b, v, keyOrder)
+	st := style{null: "None", yes: "True", no: "False", quote: Quote, keyOrder: keyOrder}
+	st.write(&b, v)
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, v any, keyOrder []string) {
+// JSON renders v as Python's json.dumps does by default (", " and ": "
+// separators), which is the text an index stores for a non-string value.
+// Keys are sorted so the text is deterministic; strings take Go's quoting
+// (an index only measures this text, it never parses it back).
+func JSON(v any) string {
+	var b strings.Builder
+	st := style{null: "null", yes: "true", no: "false", quote: strconv.Quote}
+	st.write(&b, v)
+	return b.String()
+}
+
+// style is how Repr and JSON differ: the literals, the string quoting and
+// the order of a dict's keys.
+type style struct {
+	null, yes, no string
+	quote         func(string) string
+	keyOrder      []string
+}
+
+func (st *style) write(b *strings.Builder, v any) {
 	switch x := v.(type) {
 	case nil:
-		b.WriteString("None")
+		b.WriteString(st.null)
 	case bool:
 		if x {
-			b.WriteString("True")
+			b.WriteString(st.yes)
 		} else {
-			b.WriteString("False")
+			b.WriteString(st.no)
 		}
 	case string:
-		b.WriteString(Quote(x))
+		b.WriteString(st.quote(x))
 	case float64:
 		b.WriteString(Number(x))
 	case []any:
@@ -117,18 +138,18 @@ func writeRepr(b *strings.Builder, v any, keyOrder []string) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, el, keyOrder)
+			st.write(b, el)
 		}
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range orderedKeys(x, keyOrder) {
+		for i, k := range orderedKeys(x, st.keyOrder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(Quote(k))
+			b.WriteString(st.quote(k))
 			b.WriteString(": ")
-			writeRepr(b, x[k], keyOrder)
+			st.write(b, x[k])
 		}
 		b.WriteByte('}')
 	default:
@@ -155,49 +176,4 @@ func orderedKeys(m map[string]any, first []string) []string {
 	}
 	sort.Strings(rest)
 	return append(keys, rest...)
-}
-
-// JSON renders v as Python's json.dumps does by default (", " and ": "
-// separators), which is the text an index stores for a non-string value.
-// Keys are sorted so the text is deterministic; strings take Go's quoting
-// (an index only measures this text, it never parses it back).
-func JSON(v any) string {
-	var b strings.Builder
-	writeJSON(&b, v)
-	return b.String()
-}
-
-func writeJSON(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case float64:
-		b.WriteString(Number(x))
-	case string:
-		b.WriteString(strconv.Quote(x))
-	case []any:
-		b.WriteByte('[')
-		for i, el := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSON(b, el)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		b.WriteByte('{')
-		for i, k := range orderedKeys(x, nil) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(k))
-			b.WriteString(": ")
-			writeJSON(b, x[k])
-		}
-		b.WriteByte('}')
-	default:
-		fmt.Fprint(b, x)
-	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/contextd/contextd/persist"
 )
 
-// MetaOperators are the sixteen metadata filter operators.
-var MetaOperators = []string{
+// metaOperators are the sixteen metadata filter operators.
+var metaOperators = []string{
 	"eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "not_exists",
 	"contains", "starts_with", "ends_with", "is_null", "is_not_null", "array_contains",
 }
@@ -23,7 +23,7 @@ var (
 	allDigitsRe    = regexp.MustCompile(`^-?[0-9]+$`)
 	metaOperatorOK = func() map[string]bool {
 		m := map[string]bool{}
-		for _, o := range MetaOperators {
+		for _, o := range metaOperators {
 			m[o] = true
 		}
 		return m
@@ -149,7 +149,7 @@ func ParseMetaFilter(raw map[string]any) (persist.MetaCond, []string) {
 	if o, present := raw["operator"]; present && o != nil {
 		s, ok := o.(string)
 		if !ok || !metaOperatorOK[s] {
-			wrap(fmt.Sprintf("operator: Input should be one of %s", strings.Join(MetaOperators, ", ")))
+			wrap(fmt.Sprintf("operator: Input should be one of %s", strings.Join(metaOperators, ", ")))
 		} else {
 			c.Op = s
 		}
