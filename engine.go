@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
@@ -154,7 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.now = time.Now
 	}
 	if e.newID == nil {
-		e.newID = newIDGenerator().next
+		e.newID = ids.NewGenerator(nil).Next
 	}
 	e.gen = newGenerator(cfg)
 	e.indexed = make(map[string]string, len(cfg.IndexedFields))

@@ -256,7 +256,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	}
 	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
 	if p := ftsQueryProblem(req.Query); p != nil {
-		resp.Error, resp.ValidationErrors = p.error, p.errors
+		resp.Error, resp.ValidationErrors = p.Message, p.Errors
 		return resp, nil
 	}
 	f, problem, err := e.buildFilter(req.SearchFilter)
@@ -269,13 +269,13 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		}
 		applied := 0
 		if f != nil {
-			applied = f.applied
+			applied = f.Applied
 		}
 		return &SearchStats{ExecutionTimeMS: roundMS(time.Since(start)), FiltersApplied: applied,
 			RowsReturned: rows, Backend: e.st.Backend(), QueryPlan: plan}
 	}
 	if problem != nil {
-		resp.Error, resp.ValidationErrors = problem.error, problem.errors
+		resp.Error, resp.ValidationErrors = problem.Message, problem.Errors
 		resp.Stats = stats(0, nil)
 		return resp, nil
 	}
@@ -343,9 +343,9 @@ func ftsQueryProblem(q string) *filterProblem {
 	const failed = "FTS query validation failed"
 	switch {
 	case strings.IndexByte(q, 0) >= 0:
-		return &filterProblem{error: failed, errors: []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}}
+		return &filterProblem{Message: failed, Errors: []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}}
 	case !utf8.ValidString(q):
-		return &filterProblem{error: failed, errors: []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}}
+		return &filterProblem{Message: failed, Errors: []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}}
 	}
 	return nil
 }

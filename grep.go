@@ -184,7 +184,7 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 		return nil, err
 	}
 	if prob != nil {
-		return problem(prob.error, prob.errors), nil
+		return problem(prob.Message, prob.Errors), nil
 	}
 	m, err := grep.Compile(grep.Options{Pattern: req.Pattern, Regex: req.IsRegex, CaseSensitive: req.CaseSensitive})
 	if err != nil {

@@ -174,22 +174,22 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		// Every available leg fails the same validation.
 		parts := make([]string, len(modes))
 		for i, m := range modes {
-			parts[i] = legName(m) + ": " + problem.error
+			parts[i] = legName(m) + ": " + problem.Message
 		}
 		resp.Error = "All available search modes failed. " + strings.Join(parts, ". ")
-		resp.ValidationErrors = slices.Compact(slices.Clone(problem.errors))
+		resp.ValidationErrors = slices.Compact(slices.Clone(problem.Errors))
 		return resp, nil
 	}
 	// A query full-text search cannot parse fails the FTS leg's validation
 	// alone: the semantic leg still runs.
 	if qp := ftsQueryProblem(req.Query); qp != nil && slices.Contains(modes, "fts") {
 		modes = slices.DeleteFunc(modes, func(m string) bool { return m == "fts" })
-		resp.ValidationErrors = qp.errors
+		resp.ValidationErrors = qp.Errors
 		if len(modes) == 0 {
-			resp.Error = "All available search modes failed. FTS: " + qp.error
+			resp.Error = "All available search modes failed. FTS: " + qp.Message
 			return resp, nil
 		}
-		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.error)
+		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.Message)
 	}
 	if win.Empty() {
 		return resp, nil // answered from the arguments alone
@@ -306,7 +306,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	resp.Count = len(resp.Results)
 	if req.ExplainQuery {
 		st := &HybridStats{
-			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: FusionStats(fs), FiltersApplied: f.applied,
+			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: FusionStats(fs), FiltersApplied: f.Applied,
 			Reranked: reranked, RerankMS: rerankMS, Backend: e.st.Backend(), RowsReturned: resp.Count,
 			CandidatesFused: len(fused), CandidateDepth: rank.Depth, OverfetchPerLeg: legDepth,
 			ORThreshold: hc.ORThreshold, SignificantTerms: significant,

@@ -123,7 +123,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResponse
 		return nil, err
 	}
 	if problem != nil {
-		resp := &SearchResponse{Results: []EntryView{}, Error: problem.error, ValidationErrors: problem.errors, ClampedLimit: clamped}
+		resp := &SearchResponse{Results: []EntryView{}, Error: problem.Message, ValidationErrors: problem.Errors, ClampedLimit: clamped}
 		if req.ExplainQuery {
 			resp.Stats = &SearchStats{Backend: e.st.Backend()}
 		}
@@ -143,7 +143,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResponse
 		plan := res.Plan
 		resp.Stats = &SearchStats{
 			ExecutionTimeMS: roundMS(time.Since(start)),
-			FiltersApplied:  f.applied,
+			FiltersApplied:  f.Applied,
 			RowsReturned:    len(res.Entries),
 			Backend:         e.st.Backend(),
 			QueryPlan:       &plan,

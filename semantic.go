@@ -223,7 +223,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		stats.SearchBackend = e.vec.backend
 	}
 	if f != nil {
-		stats.FiltersApplied = f.applied
+		stats.FiltersApplied = f.Applied
 	}
 	finish := func() {
 		if req.ExplainQuery {
@@ -234,7 +234,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 	}
 	if problem != nil {
 		// Rejected before the query is embedded.
-		resp.Error, resp.ValidationErrors = problem.error, problem.errors
+		resp.Error, resp.ValidationErrors = problem.Message, problem.Errors
 		finish()
 		return resp, nil
 	}

@@ -2,13 +2,12 @@ package contextd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -24,92 +23,20 @@ type preparedStore struct {
 	gen                    *generate.Result // produced before the transaction
 }
 
-func contentHash(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
-}
-
 // prepareStore validates a store request in the documented order.
 // batch selects the wording the batch tools use.
 func (e *Engine) prepareStore(p Principal, req StoreRequest, batch bool) (*preparedStore, error) {
-	ps := &preparedStore{source: req.Source, dedup: req.Deduplicate == nil || *req.Deduplicate}
-	if ps.source != "user" && ps.source != "agent" {
-		return nil, invalidf(`Missing or invalid source (must be "user" or "agent")`)
-	}
-	ps.threadID = pyStrip(req.ThreadID)
-	ps.text = pyStrip(req.Text)
-	if ps.threadID == "" {
-		return nil, invalidf("thread_id cannot be empty or whitespace")
-	}
-	if ps.text == "" {
-		return nil, invalidf("text cannot be empty or whitespace")
-	}
-	ps.visibility = req.Visibility
-	if ps.visibility == "" {
-		ps.visibility = e.cfg.DefaultVisibility
-	}
-	if err := e.checkVisibility(p, ps.visibility); err != nil {
+	v, err := request.ValidateStore(request.StoreInput{
+		ThreadID: req.ThreadID, Source: req.Source, Text: req.Text, Images: imageInputs(req.Images),
+		Metadata: req.Metadata, Tags: req.Tags, Visibility: req.Visibility, Deduplicate: req.Deduplicate,
+	}, e.requestOptions(p, batch))
+	if err != nil {
 		return nil, err
 	}
-	if req.Images != nil {
-		imgs, err := e.decodeImages(req.Images, batch)
-		if err != nil {
-			return nil, err
-		}
-		ps.images = imgs
-	}
-	if err := checkMetadataValues("metadata", anyMap(req.Metadata)); err != nil {
-		return nil, err
-	}
-	if err := checkStorable("thread_id", ps.threadID); err != nil {
-		return nil, err
-	}
-	if err := checkStorable("text", ps.text); err != nil {
-		return nil, err
-	}
-	for _, t := range req.Tags {
-		if err := checkStorable("tags", t); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkTagCaps(req.Tags); err != nil {
-		return nil, err
-	}
-	ps.tags = normalizeTags(req.Tags)
-	if n := runeLen(ps.threadID); n > maxThreadIDLen {
-		return nil, invalidf("thread_id is too long: %d characters, maximum is %d characters", n, maxThreadIDLen)
-	}
-	if req.Metadata != nil {
-		if err := e.checkIndexedFields(req.Metadata); err != nil {
-			return nil, err
-		}
-		raw, err := json.Marshal(req.Metadata)
-		if err != nil {
-			return nil, invalidf("metadata: %v", err)
-		}
-		ps.metadata = raw
-	}
-	ps.hash = contentHash(ps.text)
-	return ps, nil
-}
-
-// anyMap keeps a nil map a nil interface, so absent metadata checks nothing.
-func anyMap(m map[string]any) any {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
-// checkVisibility validates a visibility value and the publish gate.
-func (e *Engine) checkVisibility(p Principal, v string) error {
-	if v != VisibilityPrivate && v != VisibilityPublic {
-		return invalidf("visibility must be one of 'private', 'public'")
-	}
-	if v == VisibilityPublic && e.cfg.PublishRole != "" && !p.hasRole(e.cfg.PublishRole) {
-		return invalidf("Setting visibility 'public' requires the '%s' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have", e.cfg.PublishRole)
-	}
-	return nil
+	return &preparedStore{
+		threadID: v.ThreadID, source: v.Source, text: v.Text, hash: v.Hash, visibility: v.Visibility,
+		metadata: v.Metadata, tags: v.Tags, images: v.Images, dedup: v.Dedup,
+	}, nil
 }
 
 // storeOutcome is what one stored entry became.

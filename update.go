@@ -1,12 +1,12 @@
 package contextd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -27,91 +27,31 @@ type preparedUpdate struct {
 	gen      *generate.Result // produced before the transaction when text changes
 }
 
-// updateWording holds the texts that differ between update_context and
-// update_context_batch.
+// updateWording selects the texts that differ between update_context and
+// update_context_batch (batch).
 type updateWording struct {
 	batch bool
-}
-
-func (w updateWording) emptyText() string {
-	if w.batch {
-		return "text cannot be empty or whitespace"
-	}
-	return "text cannot be empty or contain only whitespace"
-}
-
-func (w updateWording) bothMeta() string {
-	if w.batch {
-		return "Cannot use both metadata and metadata_patch. Use one or the other."
-	}
-	return "Cannot use both metadata and metadata_patch parameters together. Use metadata for full replacement or metadata_patch for partial updates."
 }
 
 // validateUpdate checks everything that needs no database, in the
 // documented order.
 func (e *Engine) validateUpdate(req UpdateRequest, w updateWording) (*preparedUpdate, error) {
-	pu := &preparedUpdate{}
-	if req.Text != nil {
-		t := pyStrip(*req.Text)
-		if t == "" {
-			return nil, invalidf("%s", w.emptyText())
-		}
-		pu.text, pu.hash = &t, contentHash(t)
-	}
-	if req.Metadata != nil && req.MetadataPatch != nil {
-		return nil, invalidf("%s", w.bothMeta())
-	}
-	if req.Text == nil && req.Metadata == nil && req.MetadataPatch == nil && req.Tags == nil && req.Images == nil && req.Visibility == nil {
-		return nil, invalidf("At least one field must be provided for update")
+	in := request.UpdateInput{
+		Text: req.Text, Metadata: req.Metadata, MetadataPatch: req.MetadataPatch,
+		Tags: req.Tags, Visibility: req.Visibility,
 	}
 	if req.Images != nil {
-		imgs, err := e.decodeImages(*req.Images, w.batch)
-		if err != nil {
-			return nil, err
-		}
-		pu.images = &imgs
+		imgs := imageInputs(*req.Images)
+		in.Images = &imgs
 	}
-	if err := checkTagCaps(req.Tags); err != nil {
+	v, err := request.ValidateUpdate(in, e.requestOptions(Principal{}, w.batch))
+	if err != nil {
 		return nil, err
 	}
-	for _, md := range []map[string]any{req.Metadata, req.MetadataPatch} {
-		if err := e.checkIndexedFields(md); err != nil {
-			return nil, err
-		}
-	}
-	if req.Visibility != nil && *req.Visibility != VisibilityPrivate && *req.Visibility != VisibilityPublic {
-		return nil, invalidf("visibility must be one of 'private', 'public'")
-	}
-	if err := checkMetadataValues("metadata", anyMap(req.Metadata)); err != nil {
-		return nil, err
-	}
-	if err := checkMetadataValues("metadata_patch", anyMap(req.MetadataPatch)); err != nil {
-		return nil, err
-	}
-	if pu.text != nil {
-		if err := checkStorable("text", *pu.text); err != nil {
-			return nil, err
-		}
-	}
-	for _, t := range req.Tags {
-		if err := checkStorable("tags", t); err != nil {
-			return nil, err
-		}
-	}
-	if req.Metadata != nil {
-		raw, err := json.Marshal(req.Metadata)
-		if err != nil {
-			return nil, invalidf("metadata: %v", err)
-		}
-		pu.metadata, pu.hasMeta = raw, true
-	}
-	pu.patch = req.MetadataPatch
-	if req.Tags != nil {
-		tags := normalizeTags(req.Tags)
-		pu.tags = &tags
-	}
-	pu.vis = req.Visibility
-	return pu, nil
+	return &preparedUpdate{
+		text: v.Text, hash: v.Hash, metadata: v.Metadata, hasMeta: v.HasMeta, patch: v.Patch,
+		tags: v.Tags, images: v.Images, vis: v.Visibility,
+	}, nil
 }
 
 // accessWording holds the access messages of the single and batch forms.
@@ -140,7 +80,7 @@ func (e *Engine) checkUpdateAccess(ctx context.Context, r persist.Reader, p Prin
 		if st.Owner != p.ID {
 			return st, newErr(ErrNotAuthorized, "Only the owner may change the visibility of context %s", pu.id)
 		}
-		if err := e.checkVisibility(p, *pu.vis); err != nil {
+		if err := request.CheckVisibility(*pu.vis, e.requestOptions(p, false)); err != nil {
 			return st, err
 		}
 	}
@@ -172,7 +112,7 @@ func (e *Engine) applyUpdate(ctx context.Context, tx persist.Tx, pu *preparedUpd
 		u.BumpVersion = true
 		fields = append(fields, "metadata")
 	} else if pu.patch != nil {
-		merged, err := mergePatch(st.Metadata, pu.patch)
+		merged, err := request.MergePatch(st.Metadata, pu.patch)
 		if err != nil {
 			return nil, false, err
 		}
@@ -232,42 +172,6 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (*UpdateResponse
 		Success: true, ContextID: pu.id, UpdatedFields: fields,
 		Message: fmt.Sprintf("Successfully updated %d field(s)", len(fields)) + generate.UpdateParts(pu.gen),
 	}, nil
-}
-
-// mergePatch applies an RFC 7396 merge patch to a stored metadata object;
-// a missing or non-object target counts as {}.
-func mergePatch(target json.RawMessage, patch map[string]any) (json.RawMessage, error) {
-	var cur any
-	if len(target) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(target))
-		dec.UseNumber()
-		if err := dec.Decode(&cur); err != nil {
-			return nil, fmt.Errorf("stored metadata: %w", err)
-		}
-	}
-	out, err := json.Marshal(mergeValue(cur, patch))
-	if err != nil {
-		return nil, invalidf("metadata_patch: %v", err)
-	}
-	return out, nil
-}
-
-func mergeValue(target any, patch map[string]any) map[string]any {
-	obj, ok := target.(map[string]any)
-	if !ok {
-		obj = map[string]any{}
-	}
-	for k, v := range patch {
-		switch pv := v.(type) {
-		case nil:
-			delete(obj, k)
-		case map[string]any:
-			obj[k] = mergeValue(obj[k], pv)
-		default:
-			obj[k] = v
-		}
-	}
-	return obj
 }
 
 // updateOne applies pu in its own transaction, retrying when a concurrent

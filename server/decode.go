@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/contextd/contextd/internal/pyfmt"
 )
 
 // argError is a rejected tool argument. Its text is shown to the caller
@@ -293,7 +295,7 @@ func coerce(p *param, v any, label, name string) (out any, present bool, err err
 
 func checkString(p *param, s, label, name string, idx int) error {
 	if len(p.enum) > 0 && !contains(p.enum, s) {
-		return argErrf(name, "%s must be one of %s, got %s", label, quoteList(p.enum), pyRepr(s))
+		return argErrf(name, "%s must be one of %s, got %s", label, quoteList(p.enum), pyfmt.Abbrev(s))
 	}
 	if p.minLength > 0 || p.maxLength > 0 {
 		n := utf8.RuneCountInString(s)
@@ -469,7 +471,7 @@ func describe(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return "string " + pyRepr(x)
+		return "string " + pyfmt.Abbrev(x)
 	case bool:
 		return "boolean " + strconv.FormatBool(x)
 	case float64:
@@ -482,17 +484,6 @@ func describe(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// pyRepr quotes s in single quotes, shortened to 40 characters.
-func pyRepr(s string) string {
-	if utf8.RuneCountInString(s) > 40 {
-		r := []rune(s)
-		s = string(r[:40]) + "..."
-	}
-	q := strconv.Quote(s)
-	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
-	return "'" + strings.ReplaceAll(q, "'", `\'`) + "'"
 }
 
 func quoteList(l []string) string {

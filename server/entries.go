@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/pyfmt"
 )
 
 // The batch tools take untyped objects. Each is decoded leniently here: the
@@ -105,7 +105,7 @@ func decodeUpdateEntry(m map[string]any) contextd.UpdateBatchItem {
 
 	if cid, ok := m["context_id"]; !ok {
 		fail("Missing required field: context_id")
-	} else if s, isStr := cid.(string); !isStr || pyStrip(s) == "" {
+	} else if s, isStr := cid.(string); !isStr || pyfmt.Strip(s) == "" {
 		fail("context_id must be a non-empty string")
 	} else {
 		it.ContextID = s
@@ -274,12 +274,4 @@ func pyType(v any) string {
 		return "NoneType"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// pyStrip trims what Python's str.strip() trims: Unicode whitespace and
-// the separators U+001C..U+001F.
-func pyStrip(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-	})
 }

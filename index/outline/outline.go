@@ -18,6 +18,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/contextd/contextd/internal/pyfmt"
 )
 
 // MaxLevel is the deepest Markdown heading level.
@@ -105,14 +107,7 @@ func fences(l *Lines) []bool {
 	return in
 }
 
-func isBlank(s string) bool { return pyStrip(s) == "" }
-
-// pyStrip removes what Python's str.strip() removes.
-func pyStrip(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-	})
-}
+func isBlank(s string) bool { return pyfmt.Strip(s) == "" }
 
 // paragraphLine reports whether a line can be (part of) a setext title.
 func paragraphLine(s string) bool {
@@ -124,12 +119,12 @@ func isUnderline(s string) bool { return setextH1.MatchString(s) || setextH2.Mat
 
 // atxTitle extracts the title of an ATX heading's content.
 func atxTitle(content string) string {
-	t := pyStrip(content)
+	t := pyfmt.Strip(content)
 	if strings.Trim(t, "#") == "" {
 		return ""
 	}
 	t = atxClosing.ReplaceAllString(t, "")
-	return pyStrip(t)
+	return pyfmt.Strip(t)
 }
 
 type rawHeading struct {
@@ -179,7 +174,7 @@ func Parse(text string) *Outline {
 		}
 		parts := make([]string, 0, i-first+1)
 		for j := first; j <= i; j++ {
-			parts = append(parts, pyStrip(l.Line(j)))
+			parts = append(parts, pyfmt.Strip(l.Line(j)))
 		}
 		raw = append(raw, rawHeading{level: level, title: strings.Join(parts, " "), start: l.RuneStart[first]})
 		i++ // the underline
@@ -257,7 +252,7 @@ const maxSlugRunes = 64
 // characters (word = Unicode letter, number, mark or underscore) become
 // "-", trimmed of "-", cut to 64 code points; empty becomes "section".
 func Slug(title string) string {
-	t := strings.ReplaceAll(pyStrip(title), "\u0130", "i\u0307") // Python lower() of İ
+	t := strings.ReplaceAll(pyfmt.Strip(title), "\u0130", "i\u0307") // Python lower() of İ
 	t = strings.ToLower(t)
 	var b strings.Builder
 	dash := false

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -183,7 +183,7 @@ func (g *Generator) summarize(ctx context.Context, prompt, text string) (string,
 func repairText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\x00", "")
-	return strip(s)
+	return pyfmt.Strip(s)
 }
 
 // Generate produces the artifacts of one entry. When a mandatory leg
@@ -265,7 +265,7 @@ func (g *Generator) Generate(ctx context.Context, job Job) (*Result, error) {
 // its stored vectors (read from st). The caller has checked that a merge
 // into cand is due.
 func (g *Generator) Reuse(ctx context.Context, st VectorReader, job Job, cand *persist.Entry) (Job, error) {
-	job.ReuseSummary = g.Summarizer() != nil && strip(cand.Summary) != ""
+	job.ReuseSummary = g.Summarizer() != nil && pyfmt.Strip(cand.Summary) != ""
 	if g.Embedder() != nil {
 		var err error
 		if job.ReuseEmbedding, err = hasEmbeddings(ctx, st, cand.ID); err != nil {
@@ -273,15 +273,4 @@ func (g *Generator) Reuse(ctx context.Context, st VectorReader, job Job, cand *p
 		}
 	}
 	return job, nil
-}
-
-// strip is Python's str.strip() (Unicode whitespace and the separators
-// U+001C..U+001F), the reference's trimming of model output and stored
-// summaries.
-func strip(s string) string {
-	return strings.TrimFunc(s, isPySpace)
-}
-
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }

@@ -1,4 +1,4 @@
-package contextd
+package request
 
 import (
 	"encoding/json"
@@ -24,39 +24,20 @@ func TestParseID(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := parseID(c.in)
+			f, err := ParseID(c.in)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("parseID(%q) error = %v, want %q", c.in, err, c.err)
+					t.Fatalf("ParseID(%q) error = %v, want %q", c.in, err, c.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("parseID(%q): %v", c.in, err)
+				t.Fatalf("ParseID(%q): %v", c.in, err)
 			}
-			if f.full != c.full || f.prefix != c.prefix {
-				t.Fatalf("parseID(%q) = %+v, want full %q prefix %q", c.in, f, c.full, c.prefix)
+			if f.Full != c.full || f.Prefix != c.prefix {
+				t.Fatalf("ParseID(%q) = %+v, want full %q prefix %q", c.in, f, c.full, c.prefix)
 			}
 		})
-	}
-}
-
-func TestIDGeneratorMonotonic(t *testing.T) {
-	fixed := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	g := &idGen{now: func() time.Time { return fixed }}
-	prev := ""
-	for i := 0; i < 10000; i++ {
-		id := g.next()
-		if len(id) != 32 || !isHex(id) {
-			t.Fatalf("id %q is not 32 lowercase hex", id)
-		}
-		if id[12] != '7' {
-			t.Fatalf("id %q is not version 7", id)
-		}
-		if id <= prev {
-			t.Fatalf("id %q not after %q", id, prev)
-		}
-		prev = id
 	}
 }
 
@@ -76,24 +57,24 @@ func TestTruncate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, cut := truncate(c.in, 300)
+			got, cut := Truncate(c.in, 300)
 			if got != c.want || cut != c.cut {
-				t.Fatalf("truncate = %q,%v want %q,%v", got, cut, c.want, c.cut)
+				t.Fatalf("Truncate = %q,%v want %q,%v", got, cut, c.want, c.cut)
 			}
 		})
 	}
 }
 
 func TestNormalizeTags(t *testing.T) {
-	got := normalizeTags([]string{"Alpha", " alpha ", "alpha", "Beta", "  ", "two words"})
+	got := NormalizeTags([]string{"Alpha", " alpha ", "alpha", "Beta", "  ", "two words"})
 	want := []string{"alpha", "beta", "two words"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("normalizeTags = %q, want %q", got, want)
+		t.Fatalf("NormalizeTags = %q, want %q", got, want)
 	}
-	if normalizeTags(nil) != nil {
+	if NormalizeTags(nil) != nil {
 		t.Fatal("nil tags must stay nil (absent)")
 	}
-	if got := normalizeTags([]string{}); got == nil || len(got) != 0 {
+	if got := NormalizeTags([]string{}); got == nil || len(got) != 0 {
 		t.Fatal("empty tags must stay empty, not absent")
 	}
 }
@@ -112,9 +93,9 @@ func TestDecodeBase64(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := decodeBase64(c.in)
+			got, err := DecodeBase64(c.in)
 			if (err == nil) != c.ok || (c.ok && string(got) != c.want) {
-				t.Fatalf("decodeBase64(%q) = %q, %v", c.in, got, err)
+				t.Fatalf("DecodeBase64(%q) = %q, %v", c.in, got, err)
 			}
 		})
 	}
@@ -148,7 +129,7 @@ func TestCheckIndexedValue(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkIndexedValue("f", c.typ, c.v)
+			err := CheckIndexedValue("f", c.typ, c.v)
 			if c.err == "" {
 				if err != nil {
 					t.Fatalf("unexpected error %v", err)
@@ -188,7 +169,7 @@ func TestParseDateRange(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, e, err := parseDateRange(c.start, c.end)
+			s, e, err := ParseDateRange(c.start, c.end)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error = %v, want %q", err, c.err)
@@ -237,7 +218,7 @@ func TestParseMetaFilter(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, errs := parseMetaFilter(c.in)
+			_, errs := ParseMetaFilter(c.in)
 			if c.err == "" {
 				if len(errs) > 0 {
 					t.Fatalf("unexpected errors %q", errs)
@@ -268,18 +249,9 @@ func TestMergePatch(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.patch), &patch); err != nil {
 			t.Fatal(err)
 		}
-		got, err := mergePatch(json.RawMessage(c.target), patch)
+		got, err := MergePatch(json.RawMessage(c.target), patch)
 		if err != nil || string(got) != c.want {
-			t.Fatalf("mergePatch(%s, %s) = %s, %v; want %s", c.target, c.patch, got, err, c.want)
-		}
-	}
-}
-
-func TestPyQuote(t *testing.T) {
-	cases := map[string]string{"abc": "'abc'", "it's": `"it's"`, "a\nb": `'a\nb'`, `\`: `'\\'`}
-	for in, want := range cases {
-		if got := pyQuote(in); got != want {
-			t.Fatalf("pyQuote(%q) = %s, want %s", in, got, want)
+			t.Fatalf("MergePatch(%s, %s) = %s, %v; want %s", c.target, c.patch, got, err, c.want)
 		}
 	}
 }
@@ -289,8 +261,8 @@ func FuzzParseDate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDate("start_date", s, true)
-		if err == nil && d.t.Location() != time.UTC {
+		d, err := ParseDate("start_date", s, true)
+		if err == nil && d.Time.Location() != time.UTC {
 			t.Fatalf("parsed %q to a non-UTC instant", s)
 		}
 	})
@@ -301,15 +273,15 @@ func FuzzParseID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := parseID(s)
+		id, err := ParseID(s)
 		if err != nil {
 			return
 		}
-		if id.full != "" && (len(id.full) != 32 || !isHex(id.full)) {
-			t.Fatalf("parseID(%q) gave bad full id %q", s, id.full)
+		if id.Full != "" && (len(id.Full) != 32 || !IsHex(id.Full)) {
+			t.Fatalf("ParseID(%q) gave bad full id %q", s, id.Full)
 		}
-		if id.prefix != "" && (len(id.prefix) < 8 || len(id.prefix) > 31 || !isHex(id.prefix)) {
-			t.Fatalf("parseID(%q) gave bad prefix %q", s, id.prefix)
+		if id.Prefix != "" && (len(id.Prefix) < 8 || len(id.Prefix) > 31 || !IsHex(id.Prefix)) {
+			t.Fatalf("ParseID(%q) gave bad prefix %q", s, id.Prefix)
 		}
 	})
 }
@@ -318,7 +290,7 @@ func FuzzDecodeBase64(f *testing.F) {
 	for _, s := range []string{"aGVsbG8=", "data:image/png;base64,aGVs\nbG8", "-_8", "!!"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { _, _ = decodeBase64(s) })
+	f.Fuzz(func(t *testing.T, s string) { _, _ = DecodeBase64(s) })
 }
 
 func FuzzParseMetaFilter(f *testing.F) {
@@ -329,7 +301,7 @@ func FuzzParseMetaFilter(f *testing.F) {
 		if json.Unmarshal([]byte(s), &m) != nil {
 			return
 		}
-		_, errs := parseMetaFilter(m)
+		_, errs := ParseMetaFilter(m)
 		for _, e := range errs {
 			if !utf8.ValidString(e) && utf8.ValidString(s) {
 				t.Fatalf("invalid UTF-8 in message %q", e)

@@ -1,0 +1,58 @@
+package request
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	cerrors "github.com/contextd/contextd/errors"
+)
+
+// RuneLen is the length limits count in: Unicode code points.
+func RuneLen(s string) int { return utf8.RuneCountInString(s) }
+
+// Unstorable reports why s cannot be stored on every backend, or "".
+// what names the kind of string ("A string value", "A metadata key").
+func Unstorable(what, s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return what + " contains an embedded NUL (U+0000) character: PostgreSQL cannot store it, so the same entry would store on SQLite but fail on PostgreSQL. Remove it before storing."
+	}
+	if !utf8.ValidString(s) {
+		return what + " contains an unpaired UTF-16 surrogate (a code point that cannot be encoded as UTF-8): PostgreSQL cannot store it, so the same entry would store on SQLite but fail on PostgreSQL. Remove it before storing."
+	}
+	return ""
+}
+
+// CheckStorable fails with "<field>: <reason>" when s cannot be stored.
+func CheckStorable(field, s string) error {
+	if msg := Unstorable("A string value", s); msg != "" {
+		return cerrors.Invalidf("%s: %s", field, msg)
+	}
+	return nil
+}
+
+// Truncate cuts search-result text at limit code points, preferring the
+// last space when it falls in the final 30% of the cut.
+func Truncate(s string, limit int) (string, bool) {
+	if RuneLen(s) <= limit {
+		return s, false
+	}
+	r := []rune(s)[:limit]
+	cut := string(r)
+	if i := lastRuneIndex(r, ' '); float64(i) > 0.7*float64(limit) {
+		cut = string(r[:i])
+	}
+	return cut + "...", true
+}
+
+func lastRuneIndex(r []rune, c rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// WireTime is the timestamp format of every tool: second precision, UTC, Z.
+func WireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
