@@ -64,7 +64,7 @@ type ChangeFeed interface {
 	// LastSeq returns the newest committed seq (0 when the log is empty).
 	LastSeq(ctx context.Context) (int64, error)
 	// Changes returns change-log rows with seq > after, in seq order, at
-	// most limit of them.
+	// most limit of them (all of them when limit <= 0).
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
 	// AfterCommit registers fn to run after every committed write of this
 	// store, replacing the function registered before; nil unregisters.

@@ -2,21 +2,25 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"path/filepath"
-	"sort"
 	"testing"
-	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/persisttest"
 )
 
-// base is the creation time of test entry 1; entry n is n seconds later.
-var base = time.Date(2025, 11, 29, 10, 0, 0, 0, time.UTC)
-
-// tid returns the n-th test id: 32 hex digits, in creation order.
-func tid(n int) string { return fmt.Sprintf("%032x", n) }
+// The backend-neutral behaviours are in persist/persisttest (run by
+// TestPersistSuite); the tests of this package cover what only SQLite has.
+// They build their data with the suite's helpers.
+var (
+	tid    = persisttest.ID
+	nums   = persisttest.IDs
+	entry  = persisttest.NewEntry
+	insert = persisttest.Insert
+	embs   = persisttest.Embeddings
+	setEmb = persisttest.SetEmbeddings
+	alice  = persist.Access{Principal: "alice"}
+)
 
 func openMem(t testing.TB) *Store {
 	t.Helper()
@@ -40,76 +44,30 @@ func openFile(t testing.TB, path string) *Store {
 
 func tempDB(t testing.TB) string { return filepath.Join(t.TempDir(), "sub", "ctx.db") }
 
-// entry builds a private text entry n owned by owner in thread.
-func entry(n int, thread, source, owner string) persist.Entry {
-	at := base.Add(time.Duration(n) * time.Second)
-	return persist.Entry{
-		ID: tid(n), ThreadID: thread, Source: source, ContentType: "text",
-		Text: fmt.Sprintf("entry %d", n), ContentHash: fmt.Sprintf("hash%d", n),
-		Owner: owner, Visibility: "private", CreatedAt: at, UpdatedAt: at,
-	}
-}
-
-func meta(t testing.TB, v any) json.RawMessage {
+// readable counts the entries alice reads in s.
+func readable(t testing.TB, s *Store) int {
 	t.Helper()
-	if v == nil {
-		return nil
-	}
-	b, err := json.Marshal(v)
+	res, err := s.Search(context.Background(), alice, persist.SearchQuery{})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("search: %v", err)
 	}
-	return b
+	return len(res.Entries)
 }
 
-// insert stores es (each with its grants, if any) in one write.
-func insert(t testing.TB, s *Store, es []persist.Entry, grants map[string][]persist.Grant) {
+// count returns the rows of table, all of them or of entry id.
+func count(t testing.TB, s *Store, table, id string) int {
 	t.Helper()
-	ctx := context.Background()
-	err := s.Write(ctx, func(tx persist.Tx) error {
-		for i := range es {
-			if err := tx.Insert(ctx, &es[i], grants[es[i].ID]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("insert: %v", err)
+	col := "context_entry_id"
+	if table == "embedding_chunks" || table == "embedding_metadata" {
+		col = "context_id"
 	}
-}
-
-func idsOf(es []persist.Entry) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.ID
+	q, args := "SELECT count(*) FROM "+table, []any{}
+	if id != "" {
+		q, args = q+" WHERE "+col+" = ?", append(args, id)
 	}
-	return out
-}
-
-func sorted(ss []string) []string {
-	out := append([]string(nil), ss...)
-	sort.Strings(out)
-	return out
-}
-
-func eqStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+	var n int
+	if err := s.r.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func search(t testing.TB, r persist.Reader, acc persist.Access, q persist.SearchQuery) []persist.Entry {
-	t.Helper()
-	res, err := r.Search(context.Background(), acc, q)
-	if err != nil {
-		t.Fatalf("search %+v: %v", q, err)
-	}
-	return res.Entries
+	return n
 }

@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -138,283 +136,93 @@ func TestOptions(t *testing.T) {
 func TestMemoryStoresArePrivate(t *testing.T) {
 	a, b := openMem(t), openMem(t)
 	insert(t, a, []persist.Entry{entry(1, "t", "user", "alice")}, nil)
-	acc := persist.Access{Principal: "alice"}
-	if got := search(t, a, acc, persist.SearchQuery{}); len(got) != 1 {
-		t.Fatalf("store a sees %d entries, want 1", len(got))
+	if got := readable(t, a); got != 1 {
+		t.Fatalf("store a sees %d entries, want 1", got)
 	}
-	if got := search(t, b, acc, persist.SearchQuery{}); len(got) != 0 {
-		t.Fatalf("store b sees %d entries, want 0", len(got))
+	if got := readable(t, b); got != 0 {
+		t.Fatalf("store b sees %d entries, want 0", got)
 	}
-	st, err := a.Stats(context.Background(), acc)
+	st, err := a.Stats(context.Background(), alice)
 	if err != nil || st.DBSizeBytes != -1 {
 		t.Fatalf("memory stats size = %d, %v; want -1", st.DBSizeBytes, err)
 	}
 }
 
-func TestCRUDRoundTrip(t *testing.T) {
-	ctx := context.Background()
+func TestFileSize(t *testing.T) {
 	s := openFile(t, tempDB(t))
-	acc := persist.Access{Principal: "alice"}
-	empty, imgMeta := "", `{"w":1}`
-	e := entry(1, "t1", "agent", "alice")
-	e.ContentType = "multimodal"
-	e.Metadata = json.RawMessage(`{"status":"active","nested":{"a":[1,2]}}`)
-	e.Summary = "a summary"
-	e.Tags = []string{"zeta", "alpha", "Beta", "alpha"}
-	e.Images = []persist.Image{
-		{Data: []byte{1, 2, 3}, MimeType: "image/png", Metadata: &empty},
-		{Data: []byte{4}, MimeType: "image/jpeg"},
-		{Data: []byte{5, 6}, MimeType: "image/gif", Metadata: &imgMeta},
+	insert(t, s, []persist.Entry{entry(1, "t", "user", "alice")}, nil)
+	st, err := s.Stats(context.Background(), alice)
+	if err != nil || st.DBSizeBytes <= 0 {
+		t.Fatalf("file stats size = %d, %v", st.DBSizeBytes, err)
 	}
-	e.CreatedAt = e.CreatedAt.Add(123456 * time.Microsecond)
-	plain := entry(2, "t1", "user", "alice")
-	insert(t, s, []persist.Entry{e, plain}, nil)
+}
 
-	got, err := s.Get(ctx, acc, []string{tid(1), tid(2), tid(99)}, persist.GetOptions{Images: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !eqStrings(idsOf(got), []string{tid(2), tid(1)}) {
-		t.Fatalf("get order = %v", idsOf(got))
-	}
-	g := got[1]
-	if g.ThreadID != "t1" || g.Source != "agent" || g.ContentType != "multimodal" || g.Text != "entry 1" ||
-		g.Summary != "a summary" || g.ContentHash != "hash1" || g.Owner != "alice" || g.Visibility != "private" ||
-		g.Version != 0 || !g.CreatedAt.Equal(e.CreatedAt) || g.CreatedAt.Location() != time.UTC {
-		t.Fatalf("entry = %+v", g)
-	}
-	if string(g.Metadata) != string(e.Metadata) {
-		t.Fatalf("metadata = %s", g.Metadata)
-	}
-	if !eqStrings(g.Tags, []string{"Beta", "alpha", "zeta"}) {
-		t.Fatalf("tags = %v", g.Tags)
-	}
-	if g.ImageCount != 3 || len(g.Images) != 3 {
-		t.Fatalf("images = %d/%d", g.ImageCount, len(g.Images))
-	}
-	if g.Images[0].Metadata == nil || *g.Images[0].Metadata != "" || g.Images[1].Metadata != nil ||
-		*g.Images[2].Metadata != imgMeta || g.Images[2].MimeType != "image/gif" || string(g.Images[0].Data) != "\x01\x02\x03" {
-		t.Fatalf("image rows = %+v", g.Images)
-	}
-	p := got[0]
-	if p.Metadata != nil || p.Summary != "" || p.Tags == nil || len(p.Tags) != 0 || p.ImageCount != 0 {
-		t.Fatalf("plain entry = %+v", p)
-	}
-	if got, _ := s.Get(ctx, acc, []string{tid(1)}, persist.GetOptions{}); got[0].Images != nil || got[0].ImageCount != 3 {
-		t.Fatalf("images loaded without asking: %+v", got[0])
-	}
-
-	// Update: version check, hash check, replacements, content type follows images.
-	text, hash, summ := "new text", "newhash", ""
-	md := json.RawMessage(`{"b":2}`)
-	tags := []string{"only"}
-	imgs := []persist.Image{}
-	upd := persist.Update{Text: &text, ContentHash: &hash, Summary: &summ, Metadata: &md, Tags: &tags,
-		Images: &imgs, BumpVersion: true, UpdatedAt: base.Add(time.Hour), ExpectVersion: 0}
-	steps := []struct {
-		name string
-		u    persist.Update
-		want bool
-	}{
-		{"wrong version", persist.Update{ExpectVersion: 7, BumpVersion: true}, false},
-		{"wrong hash", func() persist.Update { h := "other"; return persist.Update{ExpectHash: &h} }(), false},
-		{"applies", upd, true},
-		{"stale version", upd, false},
-	}
-	for _, st := range steps {
-		var changed bool
-		err := s.Write(ctx, func(tx persist.Tx) error {
-			var err error
-			changed, err = tx.Update(ctx, tid(1), st.u)
-			return err
+// TestDeleteRemovesChildRows: a delete leaves no row of the entry in any
+// table, with foreign keys on (ON DELETE CASCADE) and off (the store and
+// the triggers of migrations 0003 and 0005 remove them), and the sqlite-vec
+// table of native vector search follows every write of the vectors.
+func TestDeleteRemovesChildRows(t *testing.T) {
+	for _, fk := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fk=%v", fk), func(t *testing.T) {
+			ctx := context.Background()
+			s, err := Open(ctx, Options{Path: tempDB(t), ForeignKeys: &fk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			setNative(t, s, true, 2)
+			e := entry(1, "t", "user", "alice")
+			e.Tags = []string{"x"}
+			e.ContentType = "multimodal"
+			e.Images = []persist.Image{{Data: []byte{1}, MimeType: "image/png"}}
+			insert(t, s, []persist.Entry{e, entry(2, "t", "user", "alice")}, map[string][]persist.Grant{
+				tid(1): {{PrincipalType: "user", PrincipalID: "bob", Permission: "read", GrantedBy: "alice"}}})
+			err = s.Write(ctx, func(tx persist.Tx) error {
+				for _, id := range nums(1, 2) {
+					if err := tx.SetEmbeddings(ctx, id, embs(2, []float32{1, 0}, []float32{0, 1})); err != nil {
+						return err
+					}
+					if err := tx.ReplaceNodeSummaries(ctx, id, []persist.NodeSummary{{NodeID: "x", End: 3, Summary: "s"}}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkVecSync(t, s)
+			// Replacing and clearing vectors keeps the sqlite-vec table in step.
+			setEmb(t, s, tid(2), embs(2, []float32{2, 2}, []float32{3, 3}, []float32{4, 4}))
+			checkVecSync(t, s)
+			setEmb(t, s, tid(2), persist.Embeddings{})
+			checkVecSync(t, s)
+			if c := count(t, s, "embedding_metadata", tid(2)); c != 0 {
+				t.Fatalf("metadata rows left after clearing: %d", c)
+			}
+			setEmb(t, s, tid(2), embs(2, []float32{5, 5}, []float32{6, 6}))
+			if err := s.Write(ctx, func(tx persist.Tx) error {
+				n, err := tx.Delete(ctx, []string{tid(1)})
+				if err == nil && n != 1 {
+					err = fmt.Errorf("deleted %d", n)
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			tables := []string{"tags", "image_attachments", "context_entry_grants", "embedding_chunks", "embedding_metadata", "context_index_nodes"}
+			for _, table := range tables {
+				if c := count(t, s, table, tid(1)); c != 0 {
+					t.Fatalf("%s rows left after delete: %d", table, c)
+				}
+			}
+			checkVecSync(t, s)
+			if c := count(t, s, "embedding_chunks", tid(2)); c != 2 {
+				t.Fatalf("the other entry's chunks: %d", c)
+			}
+			if n, _ := s.EmbeddingBytes(ctx); n != 2*2*4 {
+				t.Fatalf("bytes after delete = %d", n)
+			}
 		})
-		if err != nil || changed != st.want {
-			t.Fatalf("%s: changed = %v, %v; want %v", st.name, changed, err, st.want)
-		}
-	}
-	got, _ = s.Get(ctx, acc, []string{tid(1)}, persist.GetOptions{Images: true})
-	g = got[0]
-	if g.Text != text || g.ContentHash != hash || g.Summary != "" || string(g.Metadata) != `{"b":2}` ||
-		!eqStrings(g.Tags, tags) || g.ImageCount != 0 || g.ContentType != "text" || g.Version != 1 ||
-		!g.UpdatedAt.Equal(base.Add(time.Hour)) {
-		t.Fatalf("updated entry = %+v", g)
-	}
-	// Expected hash matching NULL, metadata cleared.
-	var nullMD json.RawMessage
-	h := hash
-	err = s.Write(ctx, func(tx persist.Tx) error {
-		ok, err := tx.Update(ctx, tid(1), persist.Update{ExpectVersion: 1, ExpectHash: &h, Metadata: &nullMD})
-		if err == nil && !ok {
-			err = errors.New("not applied")
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, found, err := s.State(ctx, acc, tid(1)); err != nil || !found || st.Metadata != nil || st.Version != 1 || st.ContentHash != hash {
-		t.Fatalf("state = %+v, %v, %v", st, found, err)
-	}
-
-	// Delete cascades and counts only existing rows.
-	var n int
-	err = s.Write(ctx, func(tx persist.Tx) error {
-		var err error
-		n, err = tx.Delete(ctx, []string{tid(1), tid(42)})
-		return err
-	})
-	if err != nil || n != 1 {
-		t.Fatalf("delete = %d, %v", n, err)
-	}
-	for _, table := range []string{"tags", "image_attachments", "context_entry_grants"} {
-		var c int
-		s.r.QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE context_entry_id = ?", tid(1)).Scan(&c)
-		if c != 0 {
-			t.Fatalf("%s rows left after delete: %d", table, c)
-		}
-	}
-	if _, found, _ := s.State(ctx, acc, tid(1)); found {
-		t.Fatalf("deleted entry still found")
-	}
-}
-
-func TestChangeLog(t *testing.T) {
-	ctx := context.Background()
-	s := openMem(t)
-	insert(t, s, []persist.Entry{entry(1, "t", "user", "a"), entry(2, "t", "user", "a"), entry(3, "t", "user", "a")}, nil)
-	err := s.Write(ctx, func(tx persist.Tx) error {
-		if ok, err := tx.Update(ctx, tid(2), persist.Update{ExpectVersion: 5}); err != nil || ok {
-			return fmt.Errorf("mismatched update applied: %v %v", ok, err)
-		}
-		if _, err := tx.Update(ctx, tid(2), persist.Update{}); err != nil {
-			return err
-		}
-		_, err := tx.Delete(ctx, []string{tid(3), tid(1)})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A failing write rolls back the entry and its log row.
-	boom := errors.New("boom")
-	err = s.Write(ctx, func(tx persist.Tx) error {
-		e := entry(9, "t", "user", "a")
-		if err := tx.Insert(ctx, &e, nil); err != nil {
-			return err
-		}
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("write err = %v, want boom", err)
-	}
-	// A failing statement (duplicate id) also rolls back.
-	err = s.Write(ctx, func(tx persist.Tx) error {
-		e, dup := entry(10, "t", "user", "a"), entry(2, "t", "user", "a")
-		if err := tx.Insert(ctx, &e, nil); err != nil {
-			return err
-		}
-		return tx.Insert(ctx, &dup, nil)
-	})
-	if err == nil || !strings.HasPrefix(err.Error(), "sqlite: insert entry") {
-		t.Fatalf("duplicate insert err = %v", err)
-	}
-	ch := func(seq int64, id int, op string) persist.Change {
-		return persist.Change{Seq: seq, EntryID: tid(id), Op: op}
-	}
-	want := []persist.Change{
-		ch(1, 1, persist.OpInsert), ch(2, 2, persist.OpInsert), ch(3, 3, persist.OpInsert),
-		ch(4, 2, persist.OpUpdate), ch(5, 1, persist.OpDelete), ch(6, 3, persist.OpDelete),
-	}
-	got, err := s.Changes(ctx, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("changes = %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("change %d = %v, want %v", i, got[i], want[i])
-		}
-	}
-	if got, _ := s.Changes(ctx, 3, 2); len(got) != 2 || got[0].Seq != 4 || got[1].Seq != 5 {
-		t.Fatalf("changes after 3 limit 2 = %v", got)
-	}
-	for _, id := range []int{9, 10} {
-		if _, found, _ := s.State(ctx, persist.Access{Principal: "a"}, tid(id)); found {
-			t.Fatalf("rolled-back entry %d exists", id)
-		}
-	}
-	// The next write continues the sequence without a gap.
-	insert(t, s, []persist.Entry{entry(11, "t", "user", "a")}, nil)
-	if got, _ := s.Changes(ctx, 6, 0); len(got) != 1 || got[0].Seq != 7 {
-		t.Fatalf("changes after rollback = %v", got)
-	}
-}
-
-func TestWriteSeesOwnWrites(t *testing.T) {
-	ctx := context.Background()
-	s := openMem(t)
-	acc := persist.Access{Principal: "a"}
-	err := s.Write(ctx, func(tx persist.Tx) error {
-		e := entry(1, "t", "user", "a")
-		if err := tx.Insert(ctx, &e, nil); err != nil {
-			return err
-		}
-		res, err := tx.Search(ctx, acc, persist.SearchQuery{Filter: persist.Filter{ThreadID: "t"}})
-		if err != nil || len(res.Entries) != 1 {
-			return fmt.Errorf("search in tx: %d, %v", len(res.Entries), err)
-		}
-		st, err := tx.Stats(ctx, acc)
-		if err != nil || st.TotalEntries != 1 {
-			return fmt.Errorf("stats in tx: %+v, %v", st, err)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	s := openMem(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := s.Search(ctx, persist.Access{Principal: "a"}, persist.SearchQuery{}); err == nil {
-		t.Fatalf("search with a canceled context succeeded")
-	}
-	if err := s.Write(ctx, func(persist.Tx) error { return nil }); err == nil {
-		t.Fatalf("write with a canceled context succeeded")
-	}
-}
-
-func TestDeleteWithoutForeignKeys(t *testing.T) {
-	ctx := context.Background()
-	fk := false
-	s, err := Open(ctx, Options{Path: tempDB(t), ForeignKeys: &fk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	e := entry(1, "t", "user", "alice")
-	e.Tags = []string{"x"}
-	e.ContentType = "multimodal"
-	e.Images = []persist.Image{{Data: []byte{1}, MimeType: "image/png"}}
-	insert(t, s, []persist.Entry{e}, map[string][]persist.Grant{
-		tid(1): {{PrincipalType: "user", PrincipalID: "bob", Permission: "read", GrantedBy: "alice"}}})
-	if err := s.Write(ctx, func(tx persist.Tx) error {
-		n, err := tx.Delete(ctx, []string{tid(1)})
-		if err == nil && n != 1 {
-			err = fmt.Errorf("deleted %d", n)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for _, table := range []string{"tags", "image_attachments", "context_entry_grants"} {
-		var c int
-		if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&c); err != nil || c != 0 {
-			t.Fatalf("%s rows left: %d, %v", table, c, err)
-		}
 	}
 }
