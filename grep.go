@@ -3,12 +3,10 @@ package contextd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/contextd/contextd/index/grep"
-	"github.com/contextd/contextd/index/outline"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -135,13 +133,6 @@ type GrepResponse struct {
 	ValidationErrors   []string  `json:"validation_errors,omitempty"`
 }
 
-// grepHit is one collected match with its entry.
-type grepHit struct {
-	ent   *persist.Entry
-	lines *outline.Lines
-	m     grep.Match
-}
-
 // Grep matches a pattern over the readable entries, newest first
 // (grep_context).
 func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, error) {
@@ -195,92 +186,42 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 	maxMatches = min(maxMatches, cfg.MaxMatchesCap)
 	maxScanned := min(orDefault(req.MaxEntriesScanned, 1000), cfg.MaxEntriesScanned)
 
-	var (
-		hits        []grepHit
-		timedOut    []string
-		truncated   bool
-		scanned     int
-		chars       int
-		totalExpiry = time.Now().Add(cfg.RegexTotalTimeout)
-	)
-scan:
-	for {
+	pager := func(ctx context.Context, last *persist.Entry) ([]persist.Entry, error) {
+		if last != nil {
+			f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		}
 		res, err := e.st.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage})
 		if err != nil {
 			return nil, fmt.Errorf("grep scan: %w", err)
 		}
-		for i := range res.Entries {
-			if scanned >= maxScanned || chars >= cfg.AggregateBytesBudget {
-				// Another readable, matching row exists: the scan was cut.
-				truncated = true
-				break scan
-			}
-			ent := &res.Entries[i]
-			scanned++
-			chars += runeLen(ent.Text)
-			lines := outline.SplitLines(ent.Text)
-			var deadline time.Time
-			if req.IsRegex {
-				if !time.Now().Before(totalExpiry) {
-					truncated = true // the whole-scan regex budget is spent
-					break scan
-				}
-				deadline = time.Now().Add(cfg.RegexTimeout)
-				if totalExpiry.Before(deadline) {
-					deadline = totalExpiry
-				}
-			}
-			ms, err := m.Find(lines, maxMatches+1-len(hits), deadline)
-			if errors.Is(err, grep.ErrTimeout) {
-				if !time.Now().Before(totalExpiry) {
-					truncated = true
-					break scan
-				}
-				timedOut = append(timedOut, ent.ID)
-				continue
-			}
-			for _, mt := range ms {
-				hits = append(hits, grepHit{ent: ent, lines: lines, m: mt})
-			}
-			if len(hits) > maxMatches {
-				break scan
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if len(res.Entries) < grepPage {
-			break
-		}
-		last := res.Entries[len(res.Entries)-1]
-		f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		return res.Entries, nil
 	}
-	if len(hits) > maxMatches {
-		hits, truncated = hits[:maxMatches], true
+	sr, err := m.Scan(ctx, pager, grepPage, grep.ScanOptions{
+		MaxMatches: maxMatches, MaxScanned: maxScanned, CharBudget: cfg.AggregateBytesBudget,
+		RegexTimeout: cfg.RegexTimeout, RegexTotal: cfg.RegexTotalTimeout,
+	})
+	if err != nil {
+		return nil, err
 	}
-	resp := &GrepResponse{Mode: mode, TotalMatches: len(hits), Truncated: truncated, Results: []GrepRow{}, TimedOutContextIDs: timedOut}
-	for _, h := range hits {
+	hits := sr.Hits
+	resp := &GrepResponse{Mode: mode, TotalMatches: len(hits), Truncated: sr.Truncated, Results: []GrepRow{}, TimedOutContextIDs: sr.TimedOut}
+	for i := range hits {
+		h := &hits[i]
 		if mode == GrepContent {
-			li := h.m.Line
 			row := GrepRow{
-				mode: mode, ContextID: h.ent.ID, LineNumber: li + 1, Line: h.lines.Line(li),
-				MatchStart: h.m.Start, MatchEnd: h.m.End,
-				Visibility: h.ent.Visibility, IsOwner: h.ent.Owner == p.ID,
+				mode: mode, ContextID: h.Entry.ID, LineNumber: h.Line + 1, Line: h.Lines.Line(h.Line),
+				MatchStart: h.Start, MatchEnd: h.End,
+				Visibility: h.Entry.Visibility, IsOwner: h.Entry.Owner == p.ID,
 			}
-			for j := max(0, li-ctxLines); j < li; j++ {
-				row.Before = append(row.Before, h.lines.Line(j))
-			}
-			for j := li + 1; j <= li+ctxLines && j < h.lines.Count(); j++ {
-				row.After = append(row.After, h.lines.Line(j))
-			}
+			row.Before, row.After = h.Context(ctxLines)
 			resp.Results = append(resp.Results, row)
 			continue
 		}
-		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.ent.ID {
+		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.Entry.ID {
 			resp.Results[n-1].Count++
 			continue
 		}
-		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.ent.ID, Count: 1, Visibility: h.ent.Visibility, IsOwner: h.ent.Owner == p.ID})
+		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.Entry.ID, Count: 1, Visibility: h.Entry.Visibility, IsOwner: h.Entry.Owner == p.ID})
 	}
 	return resp, nil
 }

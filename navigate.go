@@ -165,54 +165,14 @@ func (e *Engine) ReadRange(ctx context.Context, req ReadRangeRequest) (*ReadRang
 	if err != nil {
 		return nil, err
 	}
-	l := outline.SplitLines(ent.Text)
-	out := &ReadRangeResponse{ContextID: ent.ID, Visibility: ent.Visibility, IsOwner: ent.Owner == p.ID}
-	var start, end int
-	switch {
-	case chars:
-		start, end = 0, l.TotalRunes
-		if req.StartChar != nil {
-			start = *req.StartChar
-		}
-		if req.EndChar != nil {
-			end = *req.EndChar
-		}
-	case lines:
-		n := l.Count()
-		first, last := 1, n
-		if req.StartLine != nil {
-			first = *req.StartLine
-		}
-		if req.EndLine != nil {
-			last = *req.EndLine
-		}
-		first = min(max(first, 1), n)
-		last = min(max(last, 1), n)
-		if last < first {
-			last = first
-		}
-		out.StartLine, out.EndLine = first, last
-		out.StartChar, out.EndChar = l.RuneStart[first-1], l.RuneEnd[last-1]
-		out.Text = l.Slice(out.StartChar, out.EndChar)
-		return out, nil
-	default:
-		s, en, ok := outline.Parse(ent.Text).Find(*req.NodeID)
-		if !ok {
-			return nil, invalidf("node_id '%s' did not resolve to a section in this entry (it may have changed since navigate_context was called).", *req.NodeID)
-		}
-		start, end = s, en
+	sp, ok := outline.Resolve(ent.Text, outline.Address{
+		StartChar: req.StartChar, EndChar: req.EndChar, StartLine: req.StartLine, EndLine: req.EndLine, NodeID: req.NodeID,
+	})
+	if !ok {
+		return nil, invalidf("node_id '%s' did not resolve to a section in this entry (it may have changed since navigate_context was called).", *req.NodeID)
 	}
-	start = min(max(start, 0), l.TotalRunes)
-	end = min(max(end, 0), l.TotalRunes)
-	if end < start {
-		end = start
-	}
-	out.StartChar, out.EndChar = start, end
-	out.StartLine = l.LineOf(start) + 1
-	out.EndLine = out.StartLine
-	if end > start {
-		out.EndLine = l.LineOf(end-1) + 1
-	}
-	out.Text = l.Slice(start, end)
-	return out, nil
+	return &ReadRangeResponse{
+		ContextID: ent.ID, Visibility: ent.Visibility, IsOwner: ent.Owner == p.ID,
+		StartChar: sp.StartChar, EndChar: sp.EndChar, StartLine: sp.StartLine, EndLine: sp.EndLine, Text: sp.Text,
+	}, nil
 }

@@ -1,6 +1,7 @@
 // Package grep owns the matcher of grep_context: literal and regular
 // expression patterns over one text, with match offsets in Unicode code
-// points and line numbers over the "\n" / "\r\n" lines of package outline.
+// points and line numbers over the "\n" / "\r\n" lines of package outline,
+// and the scan of stored entries under grep_context's caps (Scan).
 //
 //	m, err := grep.Compile(grep.Options{Pattern: "needle"})
 //	lines := outline.SplitLines(text)

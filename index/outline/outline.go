@@ -1,7 +1,7 @@
 // Package outline owns the Markdown heading outline of one text (the
 // index_tree of navigate_context): fence-aware ATX and setext headings,
-// section spans, and the stable node ids with their slug and collision
-// rules. Every offset is in Unicode code points; lines split on "\n" or
+// section spans, the stable node ids with their slug and collision rules,
+// and the addressing of read_context_range (Resolve). Every offset is in Unicode code points; lines split on "\n" or
 // "\r\n" only.
 //
 //	o := outline.Parse("# Intro\nhello\n## Details\nmore\n")
