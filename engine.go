@@ -1,17 +1,3 @@
-// Package contextd is the engine of contextd: a persistent, searchable
-// memory for AI agents. It is the one public API; the MCP server in
-// package server is a thin transport over it, and desktop agents can embed
-// it directly.
-//
-//	eng, err := contextd.Open(ctx, contextd.Config{DBPath: "/tmp/ctx.db"})
-//	if err != nil { ... }
-//	defer eng.Close()
-//	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "local"})
-//	res, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "t", Source: "user", Text: "hello"})
-//
-// SQL (package persist) holds the truth. The engine validates input with the
-// reference error texts, resolves identifiers over what the caller may read,
-// decides access, and writes each change in one transaction.
 package contextd
 
 import (
