@@ -123,10 +123,10 @@ func (c HybridConfig) withDefaults() HybridConfig {
 func (e *Engine) HybridModes() (modes, issues []string) {
 	if e.fts == nil {
 		issues = append(issues, "FTS: the engine is not open")
-	} else if e.fts.enabled && e.fts.unavailable == "" {
+	} else if e.fts.Enabled() && e.fts.Unavailable() == "" {
 		modes = append(modes, "fts")
-	} else if e.fts.unavailable != "" {
-		issues = append(issues, "FTS: "+e.fts.unavailable)
+	} else if e.fts.Unavailable() != "" {
+		issues = append(issues, "FTS: "+e.fts.Unavailable())
 	}
 	switch {
 	case e.SemanticAvailable():
@@ -249,7 +249,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	ftsQuery, ftsMode, significant := adaptiveFTSQuery(req.Query, hc.ORThreshold)
 	// Native full-text hits take reranker passages from the engine's own
 	// highlight; in-process ones compute them from the text.
-	highlight := e.cfg.Rerank.Reranker != nil && e.fts.nativeHighlights()
+	highlight := e.cfg.Rerank.Reranker != nil && e.fts.NativeHighlights()
 
 	var (
 		wg                 sync.WaitGroup
@@ -378,7 +378,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		if e.vec != nil {
 			st.SearchBackend = e.vec.backend
 		} else {
-			st.SearchBackend = e.fts.backend
+			st.SearchBackend = e.fts.Backend()
 		}
 		resp.Stats = st
 	}
@@ -496,8 +496,8 @@ func (e *Engine) ftsPassage(text string, h *ftsHit) string {
 		hl = index.Highlight(text, h.Spans)
 	case len(text) <= max:
 		hl = text // the passage is the whole text: no windows to place
-	case e.fts.ix != nil:
-		hl = index.Highlight(text, e.fts.ix.MatchSpans(text, h.Terms))
+	case e.fts.Index() != nil:
+		hl = index.Highlight(text, e.fts.Index().MatchSpans(text, h.Terms))
 	default:
 		hl = text
 	}

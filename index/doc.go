@@ -8,7 +8,7 @@
 // and the on-disk snapshot beside the database (format header, change-log
 // watermark, checksum).
 //
-// The index is a cache: package contextd feeds it from the SQL change log
+// The index is a cache: internal/search feeds it from the SQL change log (through internal/follow)
 // and rebuilds it from SQL when it is missing, stale or corrupt.
 //
 //	ix, err := index.Open(index.Options{Dir: dbPath + ".index", Language: "english"})
