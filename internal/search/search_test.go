@@ -66,14 +66,21 @@ func del(t *testing.T, st persist.Store, ids ...string) {
 func ftsIDs(t *testing.T, ft *FullText, who, q string) []string {
 	t.Helper()
 	hits, _, err := ft.Rank(context.Background(), persist.Access{Principal: who}, FullTextQuery{Text: q, Mode: persist.FullTextMatch, Depth: 100})
+	ids := hitIDs(t, hits, err, func(h *FullTextHit) string { return h.ID })
+	slices.Sort(ids)
+	return ids
+}
+
+// hitIDs are the ids of a ranking, in order.
+func hitIDs[H any](t *testing.T, hits []H, err error, id func(*H) string) []string {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, h := range hits {
-		ids = append(ids, h.ID)
+	for i := range hits {
+		ids = append(ids, id(&hits[i]))
 	}
-	slices.Sort(ids)
 	return ids
 }
 
@@ -197,14 +204,7 @@ func unit(i int, scale float32) []float32 {
 func vecIDs(t *testing.T, vs *Vectors, who string, q []float32) []string {
 	t.Helper()
 	hits, _, err := vs.Rank(context.Background(), persist.Access{Principal: who}, VectorQuery{Vector: q, Depth: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, h := range hits {
-		ids = append(ids, h.ID)
-	}
-	return ids
+	return hitIDs(t, hits, err, func(h *VectorHit) string { return h.ID })
 }
 
 func TestVectorsFollowAndReconcile(t *testing.T) {
