@@ -163,7 +163,7 @@ type FullTextQuery struct {
 	// Filter holds the structural filters; its metadata conditions are
 	// the store's to evaluate.
 	persist.Filter
-	Text, Mode string // Mode: a persist.FullText* mode
+	Text, Mode string // Mode: a persist.FullText* mode ("" is match)
 	Depth      int    // the most candidates returned
 	Highlight  bool
 	Explain    bool
@@ -184,6 +184,9 @@ type FullTextHit struct {
 // by acc (the fixed depth for fts_search_context, more for a hybrid leg),
 // with the plan when q.Explain.
 func (ft *FullText) Rank(ctx context.Context, acc persist.Access, q FullTextQuery) ([]FullTextHit, string, error) {
+	if q.Mode == "" {
+		q.Mode = persist.FullTextMatch
+	}
 	if ft.native != nil {
 		res, err := ft.native.FullTextSearch(ctx, acc, persist.FullTextQuery{
 			Filter: q.Filter, Query: q.Text, Mode: q.Mode, Language: ft.lang, Limit: q.Depth, Highlight: q.Highlight, Explain: q.Explain,

@@ -65,7 +65,7 @@ func del(t *testing.T, st persist.Store, ids ...string) {
 
 func ftsIDs(t *testing.T, ft *FullText, who, q string) []string {
 	t.Helper()
-	hits, _, err := ft.Rank(context.Background(), persist.Access{Principal: who}, FullTextQuery{Text: q, Mode: persist.FullTextMatch, Depth: 100})
+	hits, _, err := ft.Rank(context.Background(), persist.Access{Principal: who}, FullTextQuery{Text: q, Depth: 100})
 	ids := hitIDs(t, hits, err, func(h *FullTextHit) string { return h.ID })
 	slices.Sort(ids)
 	return ids
@@ -216,7 +216,7 @@ func TestVectorsFollowAndReconcile(t *testing.T) {
 		t.Helper()
 		var progress bytes.Buffer
 		feed := follow.NewFeed(st)
-		vs, err := OpenVectors(ctx, st, feed, VectorOptions{Backend: InProcess, Dim: 4, Dir: vdir, Progress: &progress})
+		vs, err := OpenVectors(ctx, st, feed, VectorOptions{Dim: 4, Dir: vdir, Progress: &progress})
 		if err != nil {
 			t.Fatal(err)
 		}

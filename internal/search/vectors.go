@@ -12,8 +12,8 @@ import (
 
 // VectorOptions configures the vector leg of semantic search.
 type VectorOptions struct {
-	// Backend is SEARCH_BACKEND: InProcess (our HNSW) or Native (the
-	// database's own vector search).
+	// Backend is SEARCH_BACKEND: InProcess (default, our HNSW) or Native
+	// (the database's own vector search).
 	Backend string
 	// Dim is the embedder's number of dimensions.
 	Dim int
@@ -37,6 +37,9 @@ type Vectors struct {
 // an unknown backend is an ErrInvalid error.
 func OpenVectors(ctx context.Context, st persist.Store, feed *follow.Feed, o VectorOptions) (*Vectors, error) {
 	vs := &Vectors{st: st}
+	if o.Backend == "" {
+		o.Backend = InProcess
+	}
 	switch o.Backend {
 	case Native:
 		nv := st.Native().Vectors
