@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/model/builtin"
+	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -102,9 +103,9 @@ type Engine struct {
 	newID     func() string
 	indexed   map[string]string
 	gen       *generate.Generator
-	fts       *fullText
+	fts       *search.FullText
 	vec       *semantic
-	hooks     []func(ctx context.Context) // after-commit hooks of the indexes
+	feed      *follow.Feed // the store's change log, followed by the in-process indexes
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -154,6 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
+	e.feed = follow.NewFeed(e.st)
 	if err := e.openFullText(ctx); err != nil {
 		if e.ownsSt {
 			_ = e.st.Close()
@@ -206,29 +208,14 @@ func (e *Engine) wireReranker() {
 	if !ok || l.Stats != nil || e.fts == nil {
 		return
 	}
-	switch {
-	case e.fts.ix != nil:
-		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: e.fts.ix}
-	case e.fts.native != nil:
-		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: e.fts.native}
+	if s := e.fts.CollectionStats(); s != nil {
+		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: s}
 	}
-}
-
-// addCommitHook runs fn after every committed write, beside the hooks
-// added before it (the store holds one hook; the engine fans it out).
-func (e *Engine) addCommitHook(fn func(ctx context.Context)) {
-	e.hooks = append(e.hooks, fn)
-	hooks := slices.Clone(e.hooks)
-	e.st.AfterCommit(func(ctx context.Context) {
-		for _, f := range hooks {
-			f(ctx)
-		}
-	})
 }
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {
-	e.st.AfterCommit(nil)
+	e.feed.Close() // no commit wakes an index from here on
 	err := errors.Join(e.closeSemantic(), e.closeFullText())
 	if e.ownsSt {
 		return errors.Join(err, e.st.Close())

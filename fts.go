@@ -10,13 +10,14 @@ import (
 
 	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
 
 // Full-text search backends (SEARCH_BACKEND).
 const (
-	BackendInProcess = "in-process"
-	BackendNative    = "native"
+	BackendInProcess = search.InProcess
+	BackendNative    = search.Native
 )
 
 // maxFTSQuery is the longest fts_search_context query, in code points.
@@ -40,119 +41,40 @@ type FTSConfig struct {
 	Progress io.Writer
 }
 
-// dropFullTextTriggers saves every write the native full-text index's
-// upkeep when this engine does not search it.
-func (e *Engine) dropFullTextTriggers(ctx context.Context) error {
-	d := e.st.Native().FullText
-	if d == nil {
-		return nil
-	}
-	if err := d.DropFullTextTriggers(ctx); err != nil {
-		return fmt.Errorf("full-text index: %w", err)
-	}
-	return nil
-}
-
-// fullText is the engine's full-text search: configuration and the backend
-// serving it.
-type fullText struct {
-	enabled     bool
-	backend     string
-	lang        string
-	unavailable string // why search cannot run, "" when it can
-	native      persist.NativeFullText
-	ix          *index.Index
-	follow      *follower
-}
-
-// nativeHighlights reports a native engine that highlights its hits.
-func (ft *fullText) nativeHighlights() bool {
-	return ft.native != nil && ft.native.FullTextInfo().Highlights
-}
-
-// openFullText sets up the configured backend. A store that cannot serve
-// it leaves full-text search unavailable (the tool says so); an invalid
-// configuration is an error.
+// openFullText sets up the configured backend (package search). A store
+// that cannot serve it leaves full-text search unavailable (the tool says
+// so); an invalid configuration is an error.
 func (e *Engine) openFullText(ctx context.Context) error {
 	c := e.cfg.FTS
-	ft := &fullText{enabled: c.Enable != "false", backend: c.Backend, lang: c.Language}
-	e.fts = ft
-	if ft.backend == "" {
-		ft.backend = BackendInProcess
-	}
-	if ft.lang == "" {
-		ft.lang = index.DefaultLanguage
-	}
-	switch c.Enable {
-	case "", "auto", "true", "false":
-	default:
-		return invalidf("ENABLE_FTS must be auto, true or false, got %q", c.Enable)
-	}
-	if !index.ValidLanguage(ft.lang) {
-		return invalidf("FTS_LANGUAGE must be one of %s, got %q", strings.Join(index.Languages(), ", "), ft.lang)
-	}
-	if !ft.enabled {
-		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
-		return e.dropFullTextTriggers(ctx)
-	}
-	switch ft.backend {
-	case BackendNative:
-		n := e.st.Native().FullText
-		if n == nil {
-			ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
-			return nil
-		}
-		if err := n.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
-			return fmt.Errorf("full-text language: %w", err)
-		}
-		ft.native = n
-		return nil
-	case BackendInProcess:
-	default:
-		return invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
-	}
-	if err := e.dropFullTextTriggers(ctx); err != nil {
-		return err
-	}
 	dir := c.IndexDir
 	if dir == "" && e.indexPath != "" {
 		dir = e.indexPath + ".index"
 	}
-	ix, err := index.Open(index.Options{Dir: dir, Language: ft.lang})
+	ft, err := search.OpenFullText(ctx, e.st, e.feed, search.FullTextOptions{
+		Enable: c.Enable, Backend: c.Backend, Language: c.Language, Dir: dir, Progress: c.Progress,
+	})
 	if err != nil {
-		return fmt.Errorf("open full-text index: %w", err)
-	}
-	ft.ix = ix
-	ft.follow = &follower{st: e.st, ix: ix, progress: defaultProgress(c.Progress)}
-	if err := ft.follow.start(ctx); err != nil {
-		_ = ix.Close()
-		ft.ix = nil
 		return err
 	}
-	ft.follow.runApplier()
-	e.addCommitHook(ft.follow.afterCommit)
+	e.fts = ft
 	return nil
 }
 
-// closeFullText detaches the index from the store and closes it.
+// closeFullText stops the index's applier and closes it.
 func (e *Engine) closeFullText() error {
-	if e.fts == nil || e.fts.ix == nil {
+	if e.fts == nil {
 		return nil
 	}
-	e.st.AfterCommit(nil)
-	e.fts.follow.stop()
-	err := e.fts.ix.Close()
-	e.fts.ix = nil
-	return err
+	return e.fts.Close()
 }
 
 // FTSLanguage is the configured FTS_LANGUAGE.
-func (e *Engine) FTSLanguage() string { return e.fts.lang }
+func (e *Engine) FTSLanguage() string { return e.fts.Language() }
 
 // FTSEnabled reports whether full-text search is switched on (ENABLE_FTS
 // is not false); FTSAvailable whether it can run.
-func (e *Engine) FTSEnabled() bool   { return e.fts.enabled }
-func (e *Engine) FTSAvailable() bool { return e.fts.unavailable == "" }
+func (e *Engine) FTSEnabled() bool   { return e.fts.Enabled() }
+func (e *Engine) FTSAvailable() bool { return e.fts.Unavailable() == "" }
 
 // RankDepthLimit says that a ranked page reached past the fixed candidate
 // depth (C.4).
@@ -239,7 +161,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if mode == "" {
 		mode = persist.FullTextMatch
 	}
-	resp := &FTSSearchResponse{Query: req.Query, Mode: mode, Results: []FTSResult{}, Language: e.fts.lang}
+	resp := &FTSSearchResponse{Query: req.Query, Mode: mode, Results: []FTSResult{}, Language: e.fts.Language()}
 	ok := false
 	for _, m := range ftsModes {
 		ok = ok || m == mode
@@ -283,13 +205,13 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		// Answered from the arguments alone: no search runs.
 		return resp, nil
 	}
-	if e.fts.unavailable != "" {
-		return nil, newErr(ErrUnavailable, "%s", e.fts.unavailable)
+	if e.fts.Unavailable() != "" {
+		return nil, newErr(ErrUnavailable, "%s", e.fts.Unavailable())
 	}
 	reranking := e.cfg.Rerank.Reranker != nil
 	// The in-process index computes reranker passages from the hits' text;
 	// a native engine's own highlight places them when it has one.
-	highlight := req.Highlight || reranking && e.fts.nativeHighlights()
+	highlight := req.Highlight || reranking && e.fts.NativeHighlights()
 	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rank.Depth, highlight, req.ExplainQuery)
 	if err != nil {
 		return nil, err
@@ -351,62 +273,14 @@ func ftsQueryProblem(q string) *filterProblem {
 }
 
 // ftsHit is one ranked candidate of either backend.
-type ftsHit struct {
-	ID          string
-	Score       float64
-	Spans       [][2]int // in-process highlight ranges
-	Highlighted string   // native highlight
-	// Terms are the in-process query's index terms: spans of a hit
-	// searched without highlight are computed from its text when needed.
-	Terms []string
-}
+type ftsHit = search.FullTextHit
 
 // ftsRank computes the one ordering of at most depth candidates (rankDepth
 // for fts_search_context, more for a hybrid leg).
 func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter, q, mode string, depth int, highlight, explain bool) ([]ftsHit, string, error) {
-	ft := e.fts
-	if ft.native != nil {
-		res, err := ft.native.FullTextSearch(ctx, acc, persist.FullTextQuery{
-			Filter: f.Filter, Query: q, Mode: mode, Language: ft.lang, Limit: depth, Highlight: highlight, Explain: explain,
-		})
-		if err != nil {
-			return nil, "", fmt.Errorf("fts search: %w", err)
-		}
-		out := make([]ftsHit, len(res.Hits))
-		for i, h := range res.Hits {
-			out[i] = ftsHit{ID: h.ID, Score: h.Score, Highlighted: h.Highlighted}
-		}
-		return out, res.Plan, nil
-	}
-	if err := ft.follow.catchUp(ctx); err != nil {
-		return nil, "", err
-	}
-	iq := index.Query{
-		Text: q, Mode: mode, Access: index.Access{Principal: acc.Principal, Groups: acc.Groups},
-		ThreadID: f.ThreadID, Source: f.Source, Content: f.ContentType, Tags: f.Tags,
-		Start: f.Start, End: f.End, IDs: f.IDs, Size: depth, Highlight: highlight, Explain: explain,
-	}
-	if len(f.Meta) > 0 {
-		// Metadata conditions are SQL's: their readable matches become
-		// part of the allowed set.
-		ids, err := e.st.FilterIDs(ctx, acc, f.Filter)
-		if err != nil {
-			return nil, "", fmt.Errorf("fts search: %w", err)
-		}
-		iq.IDs = ids
-	}
-	res, err := ft.ix.Search(ctx, iq)
-	if err != nil {
-		return nil, "", fmt.Errorf("fts search: %w", err)
-	}
-	out := make([]ftsHit, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = ftsHit{ID: h.ID, Score: h.Score, Spans: h.Spans, Terms: res.Terms}
-		if highlight && out[i].Spans == nil {
-			out[i].Spans = [][2]int{}
-		}
-	}
-	return out, res.Plan, nil
+	return e.fts.Rank(ctx, acc, search.FullTextQuery{
+		Filter: f.Filter, Text: q, Mode: mode, Depth: depth, Highlight: highlight, Explain: explain,
+	})
 }
 
 // FTSStatus is the fts block of get_statistics.
@@ -427,26 +301,13 @@ type FTSStatus struct {
 // entries (readable of the statistics).
 func (e *Engine) ftsStatus(ctx context.Context, acc persist.Access, readable int) (FTSStatus, error) {
 	ft := e.fts
-	st := FTSStatus{Enabled: ft.enabled, Available: ft.unavailable == "", Language: ft.lang, Backend: ft.backend, Message: ft.unavailable}
+	st := FTSStatus{Enabled: ft.Enabled(), Available: ft.Unavailable() == "", Language: ft.Language(), Backend: ft.Backend(), Message: ft.Unavailable()}
 	if !st.Available {
 		return st, nil
 	}
-	switch {
-	case ft.native != nil:
-		// The FTS5 table is written by triggers in every writing
-		// transaction: it holds exactly the stored entries.
-		st.Engine = ft.native.FullTextInfo().Engine
-		st.IndexedEntries = readable
-	case ft.ix != nil:
-		st.Engine = "bleve scorch (bm25)"
-		if err := ft.follow.catchUp(ctx); err != nil {
-			return st, err
-		}
-		n, err := ft.ix.CountReadable(ctx, index.Access{Principal: acc.Principal, Groups: acc.Groups})
-		if err != nil {
-			return st, err
-		}
-		st.IndexedEntries = int(n)
+	var err error
+	if st.Engine, st.IndexedEntries, err = ft.Indexed(ctx, acc, readable); err != nil {
+		return st, err
 	}
 	st.CoveragePercentage = coverage(st.IndexedEntries, readable)
 	return st, nil

@@ -105,10 +105,10 @@ type HybridSearchResponse struct {
 func (e *Engine) HybridModes() (modes, issues []string) {
 	if e.fts == nil {
 		issues = append(issues, "FTS: the engine is not open")
-	} else if e.fts.enabled && e.fts.unavailable == "" {
+	} else if e.fts.Enabled() && e.fts.Unavailable() == "" {
 		modes = append(modes, "fts")
-	} else if e.fts.unavailable != "" {
-		issues = append(issues, "FTS: "+e.fts.unavailable)
+	} else if e.fts.Unavailable() != "" {
+		issues = append(issues, "FTS: "+e.fts.Unavailable())
 	}
 	switch {
 	case e.SemanticAvailable():
@@ -198,7 +198,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	ftsQuery, ftsMode, significant := rank.AdaptiveQuery(req.Query, hc.ORThreshold)
 	// Native full-text hits take reranker passages from the engine's own
 	// highlight; in-process ones compute them from the text.
-	highlight := e.cfg.Rerank.Reranker != nil && e.fts.nativeHighlights()
+	highlight := e.cfg.Rerank.Reranker != nil && e.fts.NativeHighlights()
 
 	var (
 		wg                 sync.WaitGroup
@@ -320,7 +320,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		if e.vec != nil {
 			st.SearchBackend = e.vec.backend
 		} else {
-			st.SearchBackend = e.fts.backend
+			st.SearchBackend = e.fts.Backend()
 		}
 		resp.Stats = st
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -20,8 +21,7 @@ type semantic struct {
 	// unavailable says why search cannot run ("" when it can).
 	enabled     bool
 	unavailable string
-	native      persist.NativeVectors
-	ix          *vecIndex
+	vs          *search.Vectors // the vector leg
 }
 
 // openSemantic sets up embeddings and the configured vector backend.
@@ -51,7 +51,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	sm := &semantic{embedder: c.Embedder, sem: make(chan struct{}, n), backend: c.Backend}
 	e.vec = sm
 	if sm.backend == "" {
-		sm.backend = e.fts.backend
+		sm.backend = e.fts.Backend()
 	}
 	if sm.backend == "" {
 		sm.backend = BackendInProcess
@@ -69,49 +69,27 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		sm.unavailable = "Semantic search is disabled (ENABLE_SEMANTIC_SEARCH=false)"
 		return nil
 	}
-	dim := c.Embedder.Dim()
-	switch sm.backend {
-	case BackendNative:
-		nv := e.st.Native().Vectors
-		if nv == nil {
-			sm.unavailable = "Semantic search is not available: the storage backend has no native vector search (SEARCH_BACKEND=native)"
-			return nil
-		}
-		if err := nv.EnsureVectorTable(ctx, dim); err != nil {
-			return fmt.Errorf("native vector table: %w", err)
-		}
-		sm.native = nv
-		return nil
-	case BackendInProcess:
-	default:
-		return invalidf("SEARCH_BACKEND must be in-process or native, got %q", sm.backend)
-	}
-	if nv := e.st.Native().Vectors; nv != nil {
-		if err := nv.DropVectorTable(ctx); err != nil {
-			return fmt.Errorf("native vector table: %w", err)
-		}
-	}
 	dir := c.IndexDir
 	if dir == "" && e.indexPath != "" {
 		dir = e.indexPath + ".vectors"
 	}
-	ix, err := openVecIndex(ctx, e.st, dim, dir, defaultProgress(e.cfg.FTS.Progress))
+	vs, err := search.OpenVectors(ctx, e.st, e.feed, search.VectorOptions{
+		Backend: sm.backend, Dim: c.Embedder.Dim(), Dir: dir, Progress: e.cfg.FTS.Progress,
+	})
 	if err != nil {
 		return err
 	}
-	sm.ix = ix
-	ix.runApplier()
-	e.addCommitHook(ix.afterCommit)
+	sm.vs, sm.unavailable = vs, vs.Unavailable()
 	return nil
 }
 
 // closeSemantic stops the vector index and writes its snapshot.
 func (e *Engine) closeSemantic() error {
-	if e.vec == nil || e.vec.ix == nil {
+	if e.vec == nil || e.vec.vs == nil {
 		return nil
 	}
-	err := e.vec.ix.close()
-	e.vec.ix = nil
+	err := e.vec.vs.Close()
+	e.vec.vs = nil
 	return err
 }
 
@@ -299,42 +277,13 @@ func (e *Engine) loadRanked(ctx context.Context, acc persist.Access, ids []strin
 	return out, nil
 }
 
+// vecHit is one entry of a vector ranking: its best chunk.
+type vecHit = search.VectorHit
+
 // semanticRank computes the one ordering of at most depth entries nearest
 // to qv among the readable entries that pass f.
 func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtFilter, qv []float32, depth int, explain bool) ([]vecHit, string, error) {
-	sm := e.vec
-	if sm.native != nil {
-		res, err := sm.native.VectorSearch(ctx, acc, persist.VectorQuery{Filter: f.Filter, Vector: qv, Limit: depth, Explain: explain})
-		if err != nil {
-			return nil, "", fmt.Errorf("semantic search: %w", err)
-		}
-		out := make([]vecHit, len(res.Hits))
-		for i, h := range res.Hits {
-			out[i] = vecHit{ID: h.ID, Distance: h.Distance, Chunk: h.Chunk, Start: h.Start, End: h.End}
-		}
-		return out, res.Plan, nil
-	}
-	if err := sm.ix.catchUp(ctx); err != nil {
-		return nil, "", err
-	}
-	pf := f.Filter
-	if len(f.Meta) > 0 {
-		ids, err := e.st.FilterIDs(ctx, acc, f.Filter)
-		if err != nil {
-			return nil, "", fmt.Errorf("semantic search: %w", err)
-		}
-		pf.IDs = ids
-	}
-	allowed := sm.ix.allowedSet(acc, pf)
-	hits, err := sm.ix.search(ctx, qv, allowed, depth)
-	if err != nil {
-		return nil, "", err
-	}
-	plan := ""
-	if explain {
-		plan = fmt.Sprintf("in-process HNSW over the chunks of %d allowed entries (exact scan when the set is selective); best chunk per entry", allowed.GetCardinality())
-	}
-	return hits, plan, nil
+	return e.vec.vs.Rank(ctx, acc, search.VectorQuery{Filter: f.Filter, Vector: qv, Depth: depth, Explain: explain})
 }
 
 // reranking is the configured reranking of the ranked searches; the
@@ -343,8 +292,8 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 func (e *Engine) reranking() rank.Reranking {
 	rc := e.cfg.Rerank
 	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
-	if e.fts != nil && e.fts.ix != nil {
-		r.Passages.Matcher = e.fts.ix
+	if e.fts != nil && e.fts.Index() != nil {
+		r.Passages.Matcher = e.fts.Index()
 	}
 	return r
 }

@@ -388,7 +388,7 @@ func TestNativeFullTextAfterInProcessWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Count != 2 {
-			t.Fatalf("%s backend found %d entries, want 2", eng.fts.backend, res.Count)
+			t.Fatalf("%s backend found %d entries, want 2", eng.fts.Backend(), res.Count)
 		}
 	}
 	late := open(BackendNative)

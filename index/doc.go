@@ -8,8 +8,9 @@
 // and the on-disk snapshot beside the database (format header, change-log
 // watermark, checksum).
 //
-// The index is a cache: package contextd feeds it from the SQL change log
-// and rebuilds it from SQL when it is missing, stale or corrupt.
+// The index is a cache: internal/search feeds it from the SQL change log
+// (through internal/follow) and rebuilds it from SQL when it is missing,
+// stale or corrupt.
 //
 //	ix, err := index.Open(index.Options{Dir: dbPath + ".index", Language: "english"})
 //	err = ix.Apply(ctx, []index.Doc{{ID: id, Text: "connection refused", Owner: "alice"}}, nil, seq)

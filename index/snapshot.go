@@ -17,6 +17,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/contextd/contextd/internal/follow"
 )
 
 // snapshotFormat is the format header of the snapshot. A snapshot of
@@ -122,11 +124,11 @@ func (s *snapshot) writeMeta(m snapMeta) error {
 	if err != nil {
 		return fmt.Errorf("index: encode snapshot header: %w", err)
 	}
-	tmp := s.meta + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("index: write snapshot header: %w", err)
-	}
-	if err := os.Rename(tmp, s.meta); err != nil {
+	err = follow.WriteFile(s.meta, 0o644, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("index: write snapshot header: %w", err)
 	}
 	return nil

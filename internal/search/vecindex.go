@@ -1,4 +1,4 @@
-package contextd
+package search
 
 import (
 	"cmp"
@@ -15,6 +15,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/vector"
 )
@@ -22,9 +23,9 @@ import (
 // The in-process vector index: our HNSW over every chunk vector, keyed by
 // the chunk's database row id, and a catalog of the entries (access fields
 // and structural filters as bitmaps) that yields the allowed set of a
-// search. Like the full-text index it follows the SQL change log (applied
-// in the background after each commit, caught up before each search) and
-// never writes SQL.
+// search. Like the full-text index it follows the SQL change log through
+// package follow (applied in the background after each commit, caught up
+// before each search) and never writes SQL.
 //
 // The graph is snapshotted on close (vector's format: header, checksum).
 // At start-up the snapshot is reconciled with SQL by chunk key, so a
@@ -46,9 +47,7 @@ type vecIndex struct {
 	st       persist.Store
 	dir      string
 	progress io.Writer
-
-	mu sync.Mutex // one catch-up at a time; guards wm
-	wm int64
+	follow   *follow.Follower // owns the watermark and the applier
 
 	g   *vector.Index
 	cat *catalog.Catalog
@@ -58,8 +57,6 @@ type vecIndex struct {
 	emu     sync.RWMutex
 	chunks  map[uint64]chunkRef
 	byEntry map[string][]uint64 // entry id -> its chunk keys, sorted
-
-	kick, quit, done chan struct{}
 
 	// Snapshots are also written in the background once enough has
 	// changed, so a killed process restarts from a recent graph instead of
@@ -76,9 +73,9 @@ const (
 	snapGap   = time.Minute
 )
 
-// openVecIndex loads the snapshot (if any), reconciles it with SQL and
-// catches up with the change log.
-func openVecIndex(ctx context.Context, st persist.Store, dim int, dir string, progress io.Writer) (*vecIndex, error) {
+// openVecIndex loads the snapshot (if any), reconciles it with SQL,
+// catches up with the change log and starts following it on feed.
+func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim int, dir string, progress io.Writer) (*vecIndex, error) {
 	vi := &vecIndex{
 		st: st, dir: dir, progress: progress,
 		cat: catalog.New(), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{},
@@ -92,21 +89,24 @@ func openVecIndex(ctx context.Context, st persist.Store, dim int, dir string, pr
 		}
 	}
 	vi.g = g
-	head, err := st.LastSeq(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("vector index: %w", err)
-	}
-	added, removed, err := vi.reconcile(ctx)
+	vi.follow = feed.Follow("vector index", vi)
+	// The watermark is the change-log head read before the reconcile.
+	err := vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
+		added, removed, err := vi.reconcile(ctx)
+		if err != nil {
+			return err
+		}
+		vi.changed = added + removed // a large reconcile is snapshotted soon
+		if added > 1000 || why != "" && head > 0 {
+			fmt.Fprintf(progress, "contextd: vector index: %s; %d chunk vectors added and %d removed to match SQL in %s\n",
+				cmp.Or(why, "snapshot loaded"), added, removed, time.Since(began).Round(time.Millisecond))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	vi.wm = head
-	vi.changed = added + removed // a large reconcile is snapshotted soon
-	if added > 1000 || why != "" && head > 0 {
-		fmt.Fprintf(progress, "contextd: vector index: %s; %d chunk vectors added and %d removed to match SQL in %s\n",
-			cmp.Or(why, "snapshot loaded"), added, removed, time.Since(began).Round(time.Millisecond))
-	}
-	if err := vi.catchUp(ctx); err != nil {
+	if err := vi.follow.Start(ctx); err != nil {
 		return nil, err
 	}
 	return vi, nil
@@ -142,29 +142,16 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	for _, k := range vi.g.Keys() {
 		inGraph[k] = true
 	}
-	after := ""
-	for {
-		docs, err := vi.st.ScanAccessDocs(ctx, after, followBatch)
-		if err != nil {
-			return 0, 0, fmt.Errorf("vector index: scan entries: %w", err)
-		}
-		if len(docs) == 0 {
-			break
-		}
+	err = follow.Scan(ctx, "vector index: scan entries", vi.st.ScanAccessDocs, indexDocID, func(docs []persist.IndexDoc) error {
 		for i := range docs {
 			vi.cat.Put(catalogEntry(&docs[i]))
 		}
-		after = docs[len(docs)-1].ID
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
-	after = ""
-	for {
-		vdocs, err := vi.st.ScanVectorDocs(ctx, after, followBatch)
-		if err != nil {
-			return 0, 0, fmt.Errorf("vector index: scan vectors: %w", err)
-		}
-		if len(vdocs) == 0 {
-			break
-		}
+	err = follow.Scan(ctx, "vector index: scan vectors", vi.st.ScanVectorDocs, vectorDocID, func(vdocs []persist.VectorDoc) error {
 		for i := range vdocs {
 			d := &vdocs[i]
 			ord, ok := vi.cat.Ordinal(d.ID)
@@ -180,14 +167,17 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 					continue
 				}
 				if err := vi.g.Add(c.Key, c.Vector); err != nil {
-					return 0, 0, fmt.Errorf("vector index: entry %s: %w", d.ID, err)
+					return fmt.Errorf("vector index: entry %s: %w", d.ID, err)
 				}
 				added++
 			}
 			slices.Sort(keys)
 			vi.byEntry[d.ID] = keys
 		}
-		after = vdocs[len(vdocs)-1].ID
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	for k := range inGraph {
 		vi.g.Delete(k)
@@ -196,31 +186,22 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	return added, removed, nil
 }
 
+func vectorDocID(d *persist.VectorDoc) string { return d.ID }
+
 // catalogEntry converts a stored entry to the catalog's form.
 func catalogEntry(d *persist.IndexDoc) catalog.Entry {
-	doc := docOf(d)
 	return catalog.Entry{
-		ID: doc.ID, Owner: doc.Owner, Public: doc.Public, Readers: doc.Readers,
-		ThreadID: doc.ThreadID, Source: doc.Source, ContentType: doc.ContentType,
-		Tags: doc.Tags, CreatedAt: doc.CreatedAt,
+		ID: d.ID, Owner: d.Owner, Public: d.Visibility == visibilityPublic, Readers: readers(d.Grants),
+		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
+		Tags: d.Tags, CreatedAt: d.CreatedAt,
 	}
 }
 
-// catchUp applies the change-log rows newer than the watermark: each
-// changed entry is re-read (access fields, filters, chunk keys); a changed
-// set of chunk keys replaces the entry's vectors in the graph.
-func (vi *vecIndex) catchUp(ctx context.Context) error {
-	vi.mu.Lock()
-	defer vi.mu.Unlock()
-	wm, err := followChanges(ctx, vi.st, vi.wm, "vector index", func(ids []string, _ int64) error {
-		return vi.apply(ctx, ids)
-	})
-	vi.wm = wm
-	return err
-}
-
-// apply brings the entries ids up to date.
-func (vi *vecIndex) apply(ctx context.Context, ids []string) error {
+// Apply applies one batch of the change log: each changed entry is
+// re-read (access fields, filters, chunk keys); a changed set of chunk
+// keys replaces the entry's vectors in the graph. The watermark lives in
+// memory only: a restart reconciles with SQL.
+func (vi *vecIndex) Apply(ctx context.Context, ids []string, _ int64) error {
 	docs, err := vi.st.IndexDocs(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("vector index: read entries: %w", err)
@@ -297,20 +278,12 @@ func (vi *vecIndex) dropChunks(id string) {
 	delete(vi.byEntry, id)
 }
 
-// vecHit is one entry of a vector ranking: its best chunk.
-type vecHit struct {
-	ID         string
-	Distance   float64
-	Chunk      int
-	Start, End int
-}
-
 // search returns the best rankDepth entries of the allowed set nearest to
 // q (best chunk per entry; distance ASC, id ASC). A caught-up index is the
 // caller's business.
-func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bitmap, depth int) ([]vecHit, error) {
+func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bitmap, depth int) ([]VectorHit, error) {
 	if allowed.IsEmpty() {
-		return []vecHit{}, nil
+		return []VectorHit{}, nil
 	}
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
@@ -330,10 +303,10 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 		if err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
-		best := map[uint32]vecHit{}
+		best := map[uint32]VectorHit{}
 		for _, h := range hits {
 			r := vi.chunks[h.Key]
-			c := vecHit{Distance: float64(h.Distance), Chunk: r.index, Start: r.start, End: r.end}
+			c := VectorHit{Distance: float64(h.Distance), Chunk: r.index, Start: r.start, End: r.end}
 			if b, ok := best[r.ord]; ok && (b.Distance < c.Distance || b.Distance == c.Distance && b.Start <= c.Start) {
 				continue
 			}
@@ -341,7 +314,7 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 		}
 		// Enough distinct entries, or every allowed chunk was returned.
 		if len(best) >= depth || len(hits) < k || k >= allowCount {
-			out := make([]vecHit, 0, len(best))
+			out := make([]VectorHit, 0, len(best))
 			for ord, h := range best {
 				id, ok := vi.cat.ID(ord)
 				if !ok {
@@ -350,7 +323,7 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 				h.ID = id
 				out = append(out, h)
 			}
-			slices.SortFunc(out, func(a, b vecHit) int {
+			slices.SortFunc(out, func(a, b VectorHit) int {
 				if a.Distance != b.Distance {
 					if a.Distance < b.Distance {
 						return -1
@@ -395,36 +368,9 @@ func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
 	return entries, chunks
 }
 
-// afterCommit wakes the applier.
-func (vi *vecIndex) afterCommit(context.Context) {
-	select {
-	case vi.kick <- struct{}{}:
-	default:
-	}
-}
-
-// runApplier applies committed changes in the background until stop.
-func (vi *vecIndex) runApplier() {
-	vi.kick = make(chan struct{}, 1)
-	vi.quit = make(chan struct{})
-	vi.done = make(chan struct{})
-	go func() {
-		defer close(vi.done)
-		for {
-			select {
-			case <-vi.quit:
-				return
-			case <-vi.kick:
-				if vi.catchUp(context.Background()) == nil {
-					vi.maybeSnapshot()
-				}
-			}
-		}
-	}()
-}
-
-// maybeSnapshot writes a snapshot when enough changed since the last.
-func (vi *vecIndex) maybeSnapshot() {
+// MaybeSnapshot writes a snapshot when enough changed since the last; the
+// follower's applier calls it after each background catch-up.
+func (vi *vecIndex) MaybeSnapshot() {
 	vi.emu.RLock()
 	due := vi.changed >= snapEvery && time.Since(vi.lastSnap) >= snapGap
 	vi.emu.RUnlock()
@@ -435,16 +381,12 @@ func (vi *vecIndex) maybeSnapshot() {
 
 // close stops the applier and writes the snapshot.
 func (vi *vecIndex) close() error {
-	if vi.quit != nil {
-		close(vi.quit)
-		<-vi.done
-		vi.quit = nil
-	}
+	vi.follow.Stop()
 	return vi.writeSnapshot()
 }
 
 // writeSnapshot writes the graph to the index directory atomically
-// (temporary file, sync, rename).
+// (follow.WriteFile: temporary file, sync, rename, directory sync).
 func (vi *vecIndex) writeSnapshot() error {
 	if vi.dir == "" {
 		return nil
@@ -458,23 +400,12 @@ func (vi *vecIndex) writeSnapshot() error {
 	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
-	tmp, err := os.CreateTemp(vi.dir, vectorSnapshotFile+".*")
+	// 0o600: the mode the snapshot has always had (os.CreateTemp's).
+	err := follow.WriteFile(filepath.Join(vi.dir, vectorSnapshotFile), 0o600, func(w io.Writer) error {
+		_, err := vi.g.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := vi.g.WriteTo(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(vi.dir, vectorSnapshotFile)); err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
 	return nil

@@ -1,0 +1,158 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/persist"
+)
+
+// This file keeps the in-process full-text index following the change
+// log: rows are applied after every committed write (the follower's
+// applier, woken by the store's commit hook) and caught up before every
+// search, so two processes on one database see each other's writes; a
+// missing, stale or corrupt snapshot is rebuilt from SQL with progress on
+// stderr. The index never writes SQL, so an index failure can never
+// modify the database.
+
+// bleveTarget applies the change log to the full-text index.
+type bleveTarget struct {
+	st       persist.Store
+	ix       *index.Index
+	progress io.Writer
+	follow   *follow.Follower
+}
+
+// docOf converts a stored entry to the index's document.
+func docOf(d *persist.IndexDoc) index.Doc {
+	return index.Doc{
+		ID: d.ID, Text: d.Text, Owner: d.Owner, Public: d.Visibility == visibilityPublic,
+		Readers:  readers(d.Grants),
+		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
+		Tags: d.Tags, CreatedAt: d.CreatedAt,
+	}
+}
+
+// docsOf converts a page of stored entries.
+func docsOf(docs []persist.IndexDoc) []index.Doc {
+	out := make([]index.Doc, len(docs))
+	for i := range docs {
+		out[i] = docOf(&docs[i])
+	}
+	return out
+}
+
+func indexDocID(d *persist.IndexDoc) string { return d.ID }
+
+// start brings the index up to date with the store: a rebuild when it is
+// fresh or stale (its watermark is ahead of the database: another
+// database, or a restored one), otherwise the access catalog is loaded
+// and the follower resumes from the snapshot's watermark. The follower's
+// Start catches up from there.
+func (b *bleveTarget) start(ctx context.Context) error {
+	wm, err := b.ix.Watermark()
+	if err != nil {
+		return err
+	}
+	head, err := b.st.LastSeq(ctx)
+	if err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	switch {
+	case b.ix.Fresh():
+		return b.rebuild(ctx, b.ix.Note(), false)
+	case wm > head:
+		return b.rebuild(ctx, fmt.Sprintf("snapshot watermark %d is ahead of the database (%d): stale", wm, head), true)
+	}
+	b.follow.Resume(wm)
+	return b.loadCatalog(ctx)
+}
+
+// rebuild indexes every entry from SQL. The watermark is the change-log
+// head read before the scan (follow.Follower.Rebuild).
+func (b *bleveTarget) rebuild(ctx context.Context, why string, reset bool) error {
+	return b.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
+		began := time.Now()
+		if reset {
+			if err := b.ix.Reset(); err != nil {
+				return err
+			}
+		}
+		say := b.ix.OnDisk() || head > 0
+		if say {
+			fmt.Fprintf(b.progress, "contextd: full-text index: %s; rebuilding from SQL\n", why)
+		}
+		n := 0
+		err := follow.Scan(ctx, "full-text index: rebuild", b.st.ScanIndexDocs, indexDocID, func(docs []persist.IndexDoc) error {
+			if err := b.ix.Apply(ctx, docsOf(docs), nil, 0); err != nil {
+				return err
+			}
+			n += len(docs)
+			if n%(10*follow.Batch) == 0 {
+				fmt.Fprintf(b.progress, "contextd: full-text index: %d entries indexed\n", n)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.ix.Apply(ctx, nil, nil, head); err != nil {
+			return err
+		}
+		if say {
+			fmt.Fprintf(b.progress, "contextd: full-text index: rebuilt %d entries in %s\n", n, time.Since(began).Round(time.Millisecond))
+		}
+		return nil
+	})
+}
+
+// Apply applies one batch of the change log. Each changed entry is
+// re-read whole (text, access fields, grants), so insert, update and
+// grant rows need no distinction; an entry that no longer exists is
+// removed. The watermark is written in the same Bleve batch.
+func (b *bleveTarget) Apply(ctx context.Context, ids []string, last int64) error {
+	docs, err := b.st.IndexDocs(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("full-text index: read entries: %w", err)
+	}
+	seen := make(map[string]bool, len(docs))
+	for i := range docs {
+		seen[docs[i].ID] = true
+	}
+	var dels []string
+	for _, id := range ids {
+		if !seen[id] {
+			dels = append(dels, id)
+		}
+	}
+	return b.ix.Apply(ctx, docsOf(docs), dels, last)
+}
+
+// loadCatalog fills the in-memory catalog (the readable-set bitmaps of
+// the prefilter) of an index opened from its snapshot, from SQL. The scan
+// may be newer than the snapshot's watermark; the catch-up that follows
+// re-applies the newer rows to both, which is idempotent.
+func (b *bleveTarget) loadCatalog(ctx context.Context) error {
+	began := time.Now()
+	n := 0
+	err := follow.Scan(ctx, "full-text index: load access catalog", b.st.ScanAccessDocs, indexDocID, func(docs []persist.IndexDoc) error {
+		ups := docsOf(docs)
+		for i := range ups {
+			ups[i].Text = "" // the catalog keeps access and filter fields only
+		}
+		b.ix.LoadCatalog(ups)
+		n += len(docs)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if d := time.Since(began); d > time.Second {
+		fmt.Fprintf(b.progress, "contextd: full-text index: loaded the access catalog of %d entries in %s\n", n, d.Round(time.Millisecond))
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+// Package search owns the search legs of the engine below its ranking:
+// full-text search (the in-process Bleve index of package index following
+// the change log, or the database's own engine through
+// persist.Store.Native) and vector search (the in-process HNSW of package
+// vector with its access catalog, or the database's native vector
+// search). It opens the configured backend of each, ranks the readable
+// entries of a query into one ordering of at most the asked depth,
+// reports what the indexes hold, and closes them (writing snapshots).
+//
+// The in-process indexes follow the store's change log through package
+// follow: applied in the background after each commit and caught up
+// before each search, rebuilt or reconciled from the store when a
+// snapshot is missing, stale or corrupt. They never write to the store.
+//
+//	feed := follow.NewFeed(st)
+//	ft, err := search.OpenFullText(ctx, st, feed, search.FullTextOptions{Dir: dbPath + ".index"})
+//	hits, plan, err := ft.Rank(ctx, acc, search.FullTextQuery{Text: "connection refused", Depth: 100})
+//	vs, err := search.OpenVectors(ctx, st, feed, search.VectorOptions{Dim: 384, Dir: dbPath + ".vectors"})
+//	near, plan, err := vs.Rank(ctx, acc, search.VectorQuery{Vector: qv, Depth: 100})
+//	err = errors.Join(vs.Close(), ft.Close())
+//
+// Parsing and validating requests, fusion, reranking and hydration stay
+// above: a leg receives typed values and returns ids with scores.
+package search
+
+import (
+	"io"
+	"os"
+
+	"github.com/contextd/contextd/persist"
+)
+
+// Search backends (SEARCH_BACKEND).
+const (
+	InProcess = "in-process"
+	Native    = "native"
+)
+
+// visibilityPublic is the persist.Entry visibility every principal reads.
+const visibilityPublic = "public"
+
+// progressOrStderr is where rebuild progress goes when the configuration
+// names no writer.
+func progressOrStderr(w io.Writer) io.Writer {
+	if w == nil {
+		return os.Stderr
+	}
+	return w
+}
+
+// readers are the principals an entry's grants let read it: read and
+// write grants both confer READ; the indexes hold principals as "u:<id>"
+// and "g:<id>".
+func readers(grants []persist.Grant) []string {
+	var out []string
+	for _, g := range grants {
+		switch g.PrincipalType {
+		case "user":
+			out = append(out, "u:"+g.PrincipalID)
+		case "group":
+			out = append(out, "g:"+g.PrincipalID)
+		}
+	}
+	return out
+}
