@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
-	"github.com/contextd/contextd/model/builtin"
-	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
 

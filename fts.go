@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
@@ -19,9 +18,6 @@ const (
 	BackendInProcess = search.InProcess
 	BackendNative    = search.Native
 )
-
-// maxFTSQuery is the longest fts_search_context query, in code points.
-const maxFTSQuery = 10000
 
 // FTSConfig configures full-text search. The zero value is ENABLE_FTS=auto
 // with the in-process backend in English.
@@ -127,24 +123,18 @@ type FTSSearchResponse struct {
 	ValidationErrors []string        `json:"validation_errors,omitempty"`
 }
 
-// ftsModes are the search modes of fts_search_context.
-var ftsModes = []string{persist.FullTextMatch, persist.FullTextPrefix, persist.FullTextPhrase, persist.FullTextBoolean}
-
 // rankedWindow checks a ranked page request and returns its window, the
 // clamp report and the depth report (C.4: present iff the window reaches
 // past the depth).
 func rankedWindow(limit, offset, def int) (rank.Window, *ClampedLimit, *RankDepthLimit, error) {
-	applied, clamped, err := clampLimit(limit, def)
+	pg, clamped, err := page(limit, offset, def)
 	if err != nil {
 		return rank.Window{}, nil, nil, err
 	}
-	if err := checkOffset(offset); err != nil {
-		return rank.Window{}, nil, nil, err
-	}
-	w := rank.Window{Offset: offset, Limit: applied}
+	w := rank.Window{Offset: pg.Offset, Limit: pg.Limit}
 	var depth *RankDepthLimit
 	if w.PastDepth() {
-		depth = &RankDepthLimit{RequestedOffset: offset, RequestedLimit: applied, RankDepth: rank.Depth}
+		depth = &RankDepthLimit{RequestedOffset: offset, RequestedLimit: pg.Limit, RankDepth: rank.Depth}
 	}
 	return w, clamped, depth, nil
 }
@@ -157,27 +147,20 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if err != nil {
 		return nil, err
 	}
-	mode := req.Mode
-	if mode == "" {
-		mode = persist.FullTextMatch
+	mode, err := request.FullTextMode(req.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if err := request.CheckQuery(req.Query); err != nil {
+		return nil, err
 	}
 	resp := &FTSSearchResponse{Query: req.Query, Mode: mode, Results: []FTSResult{}, Language: e.fts.Language()}
-	ok := false
-	for _, m := range ftsModes {
-		ok = ok || m == mode
-	}
-	if !ok {
-		return nil, invalidf("Invalid search mode: %s. Must be one of: %s", pyQuote(mode), strings.Join(ftsModes, ", "))
-	}
-	if n := runeLen(req.Query); n < 1 || n > maxFTSQuery {
-		return nil, invalidf("query must be 1 to %d characters, got %d", maxFTSQuery, n)
-	}
 	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
 	}
 	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
-	if p := ftsQueryProblem(req.Query); p != nil {
+	if p := request.FullTextQueryProblem(req.Query); p != nil {
 		resp.Error, resp.ValidationErrors = p.Message, p.Errors
 		return resp, nil
 	}
@@ -257,19 +240,6 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	resp.Count = len(resp.Results)
 	resp.Stats = stats(resp.Count, &plan)
 	return resp, nil
-}
-
-// ftsQueryProblem reports a query full-text search cannot parse: an
-// embedded NUL or invalid UTF-8 (a lone surrogate), R-091.
-func ftsQueryProblem(q string) *filterProblem {
-	const failed = "FTS query validation failed"
-	switch {
-	case strings.IndexByte(q, 0) >= 0:
-		return &filterProblem{Message: failed, Errors: []string{"Query contains an embedded NUL (U+0000) character, which full-text search cannot parse"}}
-	case !utf8.ValidString(q):
-		return &filterProblem{Message: failed, Errors: []string{"Query contains a lone surrogate or invalid UTF-8, which full-text search cannot parse"}}
-	}
-	return nil
 }
 
 // ftsHit is one ranked candidate of either backend.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/grep"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -47,9 +48,9 @@ func (g GrepConfig) withDefaults() GrepConfig {
 
 // Grep output modes.
 const (
-	GrepFilesWithMatches = "files_with_matches"
-	GrepContent          = "content"
-	GrepCount            = "count"
+	GrepFilesWithMatches = request.GrepFilesWithMatches
+	GrepContent          = request.GrepContent
+	GrepCount            = request.GrepCount
 )
 
 // GrepRequest is the input of grep_context. Zero numbers mean defaults.
@@ -141,31 +142,18 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 		return nil, err
 	}
 	cfg := e.cfg.Grep.withDefaults()
-	mode := req.OutputMode
-	if mode == "" {
-		mode = GrepFilesWithMatches
+	mode, prob, err := request.CheckGrep(request.GrepArgs{
+		Mode: req.OutputMode, Pattern: req.Pattern, ContextLines: req.ContextLines,
+		MaxMatches: req.MaxMatches, MaxEntriesScanned: req.MaxEntriesScanned,
+	}, cfg.MaxPatternChars)
+	if err != nil {
+		return nil, err
 	}
-	if mode != GrepFilesWithMatches && mode != GrepContent && mode != GrepCount {
-		return nil, invalidf("output_mode must be one of 'files_with_matches', 'content', 'count'")
+	problem := func(p *request.Problem) *GrepResponse {
+		return &GrepResponse{Mode: mode, Results: []GrepRow{}, Error: p.Message, ValidationErrors: p.Errors}
 	}
-	problem := func(msg string, errs []string) *GrepResponse {
-		return &GrepResponse{Mode: mode, Results: []GrepRow{}, Error: msg, ValidationErrors: errs}
-	}
-	if req.Pattern == "" {
-		return nil, invalidf("pattern cannot be empty")
-	}
-	if n := runeLen(req.Pattern); n > cfg.MaxPatternChars {
-		msg := fmt.Sprintf("Pattern too long: %d characters exceeds the maximum of %d. Shorten the pattern.", n, cfg.MaxPatternChars)
-		return problem(msg, []string{msg}), nil
-	}
-	if req.ContextLines < 0 || req.ContextLines > 100 {
-		return nil, invalidf("context_lines must be between 0 and 100, got %d", req.ContextLines)
-	}
-	if req.MaxMatches < 0 || req.MaxMatches > 10000 {
-		return nil, invalidf("max_matches must be between 1 and 10000, got %d", req.MaxMatches)
-	}
-	if req.MaxEntriesScanned < 0 || req.MaxEntriesScanned > 1_000_000 {
-		return nil, invalidf("max_entries_scanned must be between 1 and 1000000, got %d", req.MaxEntriesScanned)
+	if prob != nil {
+		return problem(prob), nil
 	}
 	f, prob, err := e.buildFilter(SearchFilter{
 		ThreadID: req.ThreadID, Source: req.Source, Tags: req.Tags,
@@ -175,7 +163,7 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 		return nil, err
 	}
 	if prob != nil {
-		return problem(prob.Message, prob.Errors), nil
+		return problem(prob), nil
 	}
 	m, err := grep.Compile(grep.Options{Pattern: req.Pattern, Regex: req.IsRegex, CaseSensitive: req.CaseSensitive})
 	if err != nil {

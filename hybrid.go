@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/request"
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
@@ -139,24 +140,14 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		return nil, err
 	}
 	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold}.WithDefaults()
-	method := req.FusionMethod
-	if method == "" {
-		method = "rrf"
+	if err := request.CheckQuery(req.Query); err != nil {
+		return nil, err
+	}
+	method, k, err := request.Fusion(req.FusionMethod, req.RRFK, hc.RRFK)
+	if err != nil {
+		return nil, err
 	}
 	resp := &HybridSearchResponse{Query: req.Query, Results: []HybridResult{}, FusionMethod: method, SearchModesUsed: []string{}}
-	if n := runeLen(req.Query); n < 1 || n > maxFTSQuery {
-		return nil, invalidf("query must be 1 to %d characters, got %d", maxFTSQuery, n)
-	}
-	if method != "rrf" {
-		return nil, invalidf("Invalid fusion_method: %s. Must be 'rrf'", pyQuote(method))
-	}
-	k := hc.RRFK
-	if req.RRFK != nil {
-		if *req.RRFK < 1 || *req.RRFK > 1000 {
-			return nil, invalidf("rrf_k must be between 1 and 1000, got %d", *req.RRFK)
-		}
-		k = *req.RRFK
-	}
 	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
@@ -182,7 +173,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	}
 	// A query full-text search cannot parse fails the FTS leg's validation
 	// alone: the semantic leg still runs.
-	if qp := ftsQueryProblem(req.Query); qp != nil && slices.Contains(modes, "fts") {
+	if qp := request.FullTextQueryProblem(req.Query); qp != nil && slices.Contains(modes, "fts") {
 		modes = slices.DeleteFunc(modes, func(m string) bool { return m == "fts" })
 		resp.ValidationErrors = qp.Errors
 		if len(modes) == 0 {

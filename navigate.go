@@ -6,6 +6,7 @@ import (
 
 	"github.com/contextd/contextd/index/outline"
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -131,35 +132,14 @@ func convertNode(n *outline.Node, attach func(id string, start, end int) *string
 	return out
 }
 
-const addressingModeMsg = "Provide exactly one addressing mode: a character range (start_char/end_char), a line range (start_line/end_line), or a node_id."
-
 // ReadRange returns part of one entry's text (read_context_range).
 func (e *Engine) ReadRange(ctx context.Context, req ReadRangeRequest) (*ReadRangeResponse, error) {
 	p, acc, err := e.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	chars := req.StartChar != nil || req.EndChar != nil
-	lines := req.StartLine != nil || req.EndLine != nil
-	node := req.NodeID != nil
-	modes := 0
-	for _, b := range []bool{chars, lines, node} {
-		if b {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return nil, invalidf(addressingModeMsg)
-	}
-	for name, v := range map[string]*int{"start_char": req.StartChar, "end_char": req.EndChar} {
-		if v != nil && *v < 0 {
-			return nil, invalidf("%s must be at least 0, got %d", name, *v)
-		}
-	}
-	for name, v := range map[string]*int{"start_line": req.StartLine, "end_line": req.EndLine} {
-		if v != nil && *v < 1 {
-			return nil, invalidf("%s must be at least 1, got %d", name, *v)
-		}
+	if err := request.CheckAddress(req.StartChar, req.EndChar, req.StartLine, req.EndLine, req.NodeID); err != nil {
+		return nil, err
 	}
 	ent, err := e.readOne(ctx, acc, req.ContextID)
 	if err != nil {

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
-const (
-	defaultSearchLimit = 30
-	maxPageLimit       = 100
-	maxOffset          = 1_000_000
-)
+// defaultSearchLimit is search_context's page size.
+const defaultSearchLimit = 30
 
 // view renders a stored entry for the caller.
 func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
@@ -84,24 +82,14 @@ func (e *Engine) Get(ctx context.Context, req GetRequest) ([]EntryView, error) {
 	return out, nil
 }
 
-// clampLimit applies a search tool's default and maximum page size.
-func clampLimit(limit, def int) (int, *ClampedLimit, error) {
-	switch {
-	case limit == 0:
-		return def, nil, nil
-	case limit < 1:
-		return 0, nil, invalidf("limit must be at least 1, got %d", limit)
-	case limit > maxPageLimit:
-		return maxPageLimit, &ClampedLimit{Requested: limit, Applied: maxPageLimit}, nil
+// page validates a search tool's page request (def is its page size) and
+// reports a clamped limit.
+func page(limit, offset, def int) (request.Page, *ClampedLimit, error) {
+	pg, err := request.CheckPage(limit, offset, def)
+	if err != nil || pg.Clamped == 0 {
+		return pg, nil, err
 	}
-	return limit, nil, nil
-}
-
-func checkOffset(offset int) error {
-	if offset < 0 || offset > maxOffset {
-		return invalidf("offset must be between 0 and %d, got %d", maxOffset, offset)
-	}
-	return nil
+	return pg, &ClampedLimit{Requested: pg.Clamped, Applied: pg.Limit}, nil
 }
 
 // Search lists entries by structural filters, newest first (search_context).
@@ -111,13 +99,11 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResponse
 	if err != nil {
 		return nil, err
 	}
-	limit, clamped, err := clampLimit(req.Limit, defaultSearchLimit)
+	pg, clamped, err := page(req.Limit, req.Offset, defaultSearchLimit)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOffset(req.Offset); err != nil {
-		return nil, err
-	}
+	limit := pg.Limit
 	f, problem, err := e.buildFilter(req.SearchFilter)
 	if err != nil {
 		return nil, err
@@ -162,8 +148,8 @@ func (e *Engine) ListThreads(ctx context.Context, req ListThreadsRequest) (*List
 	if err != nil {
 		return nil, err
 	}
-	if req.Limit < 0 || req.Limit > maxPageLimit {
-		return nil, invalidf("limit must be between 1 and %d, got %d", maxPageLimit, req.Limit)
+	if req.Limit < 0 || req.Limit > request.MaxPageLimit {
+		return nil, invalidf("limit must be between 1 and %d, got %d", request.MaxPageLimit, req.Limit)
 	}
 	if req.Offset < 0 {
 		return nil, invalidf("offset must be at least 0, got %d", req.Offset)
