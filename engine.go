@@ -25,6 +25,7 @@ import (
 
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
+	"github.com/contextd/contextd/internal/write"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
@@ -116,6 +117,7 @@ type Engine struct {
 	newID     func() string
 	indexed   map[string]string
 	gen       *generate.Generator
+	w         *write.Writer // the write path
 	fts       *fullText
 	vec       *semantic
 	hooks     []func(ctx context.Context) // after-commit hooks of the indexes
@@ -178,6 +180,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
 	}
+	e.w = e.newWriter()
 	e.wireReranker()
 	return e, nil
 }
