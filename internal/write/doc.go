@@ -17,6 +17,6 @@
 //	// the thread when deduplication merged the request into it
 //	// (out.Merged, out.Message == "Context updated").
 //
-// It depends on persist, errors and the internal request and generate
-// packages, never on the root package.
+// It depends on persist, errors and the internal request, generate, ids
+// and pyfmt packages, never on the root package.
 package write
