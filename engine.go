@@ -12,6 +12,7 @@ import (
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/internal/write"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
@@ -103,6 +104,7 @@ type Engine struct {
 	newID     func() string
 	indexed   map[string]string
 	gen       *generate.Generator
+	w         *write.Writer // the write path
 	fts       *search.FullText
 	vec       *semantic
 	feed      *follow.Feed // the store's change log, followed by the in-process indexes
@@ -166,6 +168,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
 	}
+	e.w = e.newWriter()
 	e.wireReranker()
 	return e, nil
 }

@@ -3,16 +3,15 @@ package contextd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/contextd/contextd/internal/generate"
-	"github.com/contextd/contextd/persist"
 )
 
 // Model artifacts (summaries, node summaries, vectors) are produced by
 // internal/generate before the write transaction; this file wires the
-// engine's configuration and its store and update paths to it.
+// engine's configuration to it (package internal/write runs it for the
+// store and update paths).
 
 // ReembedCommand is the command that regenerates every stored vector with
 // the configured model; the start-up mismatch error names it.
@@ -42,52 +41,6 @@ func (e *Engine) embedQuery(ctx context.Context, q string) ([]float32, error) {
 // checkEmbeddingModel compares the configured model with the one the
 // stored vectors came from, recording it when the database has none.
 func (e *Engine) checkEmbeddingModel(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) }
-
-// generateStore runs generation for a prepared store. With precheck, a
-// merge into a candidate that already has a summary reuses it.
-func (e *Engine) generateStore(ctx context.Context, p Principal, acc persist.Access, ps *preparedStore, precheck bool) error {
-	job := generate.Job{Text: ps.text, Source: ps.source}
-	if precheck && ps.dedup && (e.gen.Summarizer() != nil || e.gen.Embedder() != nil) {
-		cand, interleaved, err := e.st.DedupCandidate(ctx, acc, ps.threadID, ps.source)
-		if err != nil {
-			return fmt.Errorf("deduplication pre-check: %w", err)
-		}
-		if cand != nil && !interleaved && cand.Owner == p.ID && sameText(cand, ps) {
-			if job, err = e.gen.Reuse(ctx, e.st, job, cand); err != nil {
-				return fmt.Errorf("deduplication pre-check: %w", err)
-			}
-		}
-	}
-	g, err := e.gen.Generate(ctx, job)
-	if err != nil {
-		return err
-	}
-	ps.gen = g
-	return nil
-}
-
-// generateUpdate runs generation for an update that changes the text.
-func (e *Engine) generateUpdate(ctx context.Context, acc persist.Access, pu *preparedUpdate) error {
-	if pu.text == nil {
-		return nil
-	}
-	source := "user"
-	if e.gen.Summarizer() != nil {
-		ents, err := e.st.Get(ctx, acc, []string{pu.id}, persist.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("load entry: %w", err)
-		}
-		if len(ents) == 1 {
-			source = ents[0].Source
-		}
-	}
-	g, err := e.gen.Generate(ctx, generate.Job{Text: *pu.text, Source: source, Update: true})
-	if err != nil {
-		return err
-	}
-	pu.gen = g
-	return nil
-}
 
 // Reembed regenerates the vectors of every stored entry with the
 // configured embedder and records its model, the migration after a change

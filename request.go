@@ -66,8 +66,6 @@ func resolveIDs(ctx context.Context, r persist.Reader, acc persist.Access, raws 
 
 func wrapIDErr(prefix string, err error) error { return request.WrapIDErr(prefix, err) }
 
-func checkStorable(field, s string) error { return request.CheckStorable(field, s) }
-
 func truncate(s string, limit int) (string, bool) { return request.Truncate(s, limit) }
 
 func runeLen(s string) int { return request.RuneLen(s) }

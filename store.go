@@ -2,188 +2,63 @@ package contextd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 
-	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/internal/write"
 )
 
-// preparedStore is a validated store request, ready for the transaction.
-type preparedStore struct {
-	threadID, source, text string
-	hash                   string
-	visibility             string
-	metadata               json.RawMessage // nil = absent
-	tags                   []string        // nil = absent
-	images                 []persist.Image // nil = absent
-	dedup                  bool
-	gen                    *generate.Result // produced before the transaction
+// The write path (deduplication, version-checked updates, batch
+// transactions, deletes and grants) lives in package internal/write; the
+// public methods check the caller, validate the request into typed values
+// and shape the response.
+
+// newWriter builds the engine's write path over its store and generator.
+func (e *Engine) newWriter() *write.Writer {
+	return write.New(e.st, e.gen, write.Options{
+		Now: e.now, NewID: e.newID,
+		AuthorGroupGrants:  e.cfg.DefaultGroupGrants == "author_groups",
+		AnonymousPrincipal: e.cfg.AnonymousPrincipal,
+		PublishRole:        e.cfg.PublishRole,
+	})
 }
 
-// prepareStore validates a store request in the documented order.
+// writeCaller checks that the caller of ctx may run the writing tool and
+// returns it.
+func (e *Engine) writeCaller(ctx context.Context, tool string) (Principal, write.Principal, error) {
+	if err := e.CheckWritable(ctx, tool); err != nil {
+		return Principal{}, write.Principal{}, err
+	}
+	p, _, err := e.caller(ctx)
+	return p, e.writePrincipal(p), err
+}
+
+// writePrincipal is p as package internal/write takes it.
+func (e *Engine) writePrincipal(p Principal) write.Principal {
+	return write.Principal{ID: p.ID, Groups: p.Groups, MayPublish: e.requestOptions(p, false).MayPublish}
+}
+
+// validateStore validates a store request in the documented order.
 // batch selects the wording the batch tools use.
-func (e *Engine) prepareStore(p Principal, req StoreRequest, batch bool) (*preparedStore, error) {
-	v, err := request.ValidateStore(request.StoreInput{
+func (e *Engine) validateStore(p Principal, req StoreRequest, batch bool) (*request.Store, error) {
+	return request.ValidateStore(request.StoreInput{
 		ThreadID: req.ThreadID, Source: req.Source, Text: req.Text, Images: imageInputs(req.Images),
 		Metadata: req.Metadata, Tags: req.Tags, Visibility: req.Visibility, Deduplicate: req.Deduplicate,
 	}, e.requestOptions(p, batch))
-	if err != nil {
-		return nil, err
-	}
-	return &preparedStore{
-		threadID: v.ThreadID, source: v.Source, text: v.Text, hash: v.Hash, visibility: v.Visibility,
-		metadata: v.Metadata, tags: v.Tags, images: v.Images, dedup: v.Dedup,
-	}, nil
-}
-
-// storeOutcome is what one stored entry became.
-type storeOutcome struct {
-	id     string
-	merged bool
-	// embStored is false when a merge kept the candidate's vectors.
-	embStored bool
-}
-
-// storeTx writes one prepared entry inside tx: a deduplication merge into
-// the caller's latest identical entry, or an insert.
-func (e *Engine) storeTx(ctx context.Context, tx persist.Tx, p Principal, acc persist.Access, ps *preparedStore) (storeOutcome, error) {
-	now := e.now().UTC()
-	if ps.dedup {
-		cand, interleaved, err := tx.DedupCandidate(ctx, acc, ps.threadID, ps.source)
-		if err != nil {
-			return storeOutcome{}, err
-		}
-		if cand != nil && !interleaved && cand.Owner == p.ID && sameText(cand, ps) {
-			u := persist.Update{
-				ContentHash:   &ps.hash,
-				BumpVersion:   true,
-				UpdatedAt:     now,
-				ExpectVersion: cand.Version,
-				ExpectHash:    &cand.ContentHash,
-			}
-			if ps.metadata != nil {
-				md := ps.metadata
-				u.Metadata = &md
-			}
-			if ps.tags != nil {
-				tags := ps.tags
-				u.Tags = &tags
-			}
-			if ps.images != nil {
-				imgs := ps.images
-				ct := contentTypeFor(len(imgs))
-				u.Images, u.ContentType = &imgs, &ct
-			}
-			if ps.gen != nil && ps.gen.Outcome == generate.SummaryGenerated {
-				u.Summary = &ps.gen.Summary
-			}
-			ok, err := tx.Update(ctx, cand.ID, u)
-			if err != nil {
-				return storeOutcome{}, err
-			}
-			if ok {
-				stored, err := ps.gen.MergeEmbeddings(ctx, tx, cand.ID)
-				if err != nil {
-					return storeOutcome{}, err
-				}
-				return storeOutcome{id: cand.ID, merged: true, embStored: stored}, ps.gen.WriteNodes(ctx, tx, cand.ID)
-			}
-		}
-	}
-	if ps.gen.Reuses() {
-		return storeOutcome{}, generate.ErrRegenerate // the pre-checked merge did not happen
-	}
-	ent := &persist.Entry{
-		ID:          e.newID(),
-		ThreadID:    ps.threadID,
-		Source:      ps.source,
-		ContentType: contentTypeFor(len(ps.images)),
-		Text:        ps.text,
-		Metadata:    ps.metadata,
-		ContentHash: ps.hash,
-		Owner:       p.ID,
-		Visibility:  ps.visibility,
-		CreatedAt:   now,
-		UpdatedAt:   now,
-		Tags:        ps.tags,
-		Images:      ps.images,
-	}
-	var grants []persist.Grant
-	if e.cfg.DefaultGroupGrants == "author_groups" {
-		for _, g := range p.Groups {
-			grants = append(grants, persist.Grant{PrincipalType: "group", PrincipalID: g, Permission: "read", GrantedBy: p.ID, CreatedAt: now})
-		}
-	}
-	if ps.gen != nil {
-		ent.Summary = ps.gen.Summary
-	}
-	if err := tx.Insert(ctx, ent, grants); err != nil {
-		return storeOutcome{}, err
-	}
-	if err := ps.gen.WriteEmbeddings(ctx, tx, ent.ID, false); err != nil {
-		return storeOutcome{}, err
-	}
-	return storeOutcome{id: ent.ID, embStored: true}, ps.gen.WriteNodes(ctx, tx, ent.ID)
-}
-
-// sameText compares by content hash, falling back to the text of legacy
-// rows that have none.
-func sameText(cand *persist.Entry, ps *preparedStore) bool {
-	if cand.ContentHash != "" {
-		return cand.ContentHash == ps.hash
-	}
-	return cand.Text == ps.text
-}
-
-func contentTypeFor(images int) string {
-	if images > 0 {
-		return "multimodal"
-	}
-	return "text"
 }
 
 // Store stores one entry (store_context).
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (*StoreResponse, error) {
-	if err := e.CheckWritable(ctx, "store_context"); err != nil {
-		return nil, err
-	}
-	p, acc, err := e.caller(ctx)
+	p, wp, err := e.writeCaller(ctx, "store_context")
 	if err != nil {
 		return nil, err
 	}
-	ps, err := e.prepareStore(p, req, false)
+	s, err := e.validateStore(p, req, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.generateStore(ctx, p, acc, ps, true); err != nil {
+	out, err := e.w.Store(ctx, wp, s)
+	if err != nil {
 		return nil, err
 	}
-	var out storeOutcome
-	for attempt := 0; ; attempt++ {
-		err = e.st.Write(ctx, func(tx persist.Tx) error {
-			out, err = e.storeTx(ctx, tx, p, acc, ps)
-			return err
-		})
-		if !errors.Is(err, generate.ErrRegenerate) || attempt > 0 {
-			break
-		}
-		if err := e.generateStore(ctx, p, acc, ps, false); err != nil {
-			return nil, err
-		}
-	}
-	if err != nil {
-		return nil, passEngineErr("store", err)
-	}
-	msg := "Context stored"
-	if out.merged {
-		msg = "Context updated"
-	}
-	if n := len(ps.images); n > 0 {
-		msg += fmt.Sprintf(" with %d images", n)
-	}
-	msg += generate.StoreParts(ps.gen, out.merged, out.embStored)
-	return &StoreResponse{Success: true, ContextID: out.id, ThreadID: ps.threadID, Message: msg}, nil
+	return &StoreResponse{Success: true, ContextID: out.ID, ThreadID: s.ThreadID, Message: out.Message}, nil
 }
