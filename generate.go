@@ -30,18 +30,6 @@ func newGenerator(cfg Config) *generate.Generator {
 	})
 }
 
-// embedder returns the configured embedder, nil when embeddings are off.
-func (e *Engine) embedder() generate.Embedder { return e.gen.Embedder() }
-
-// embedQuery embeds a search query (not chunked).
-func (e *Engine) embedQuery(ctx context.Context, q string) ([]float32, error) {
-	return e.gen.EmbedQuery(ctx, q)
-}
-
-// checkEmbeddingModel compares the configured model with the one the
-// stored vectors came from, recording it when the database has none.
-func (e *Engine) checkEmbeddingModel(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) }
-
 // Reembed regenerates the vectors of every stored entry with the
 // configured embedder and records its model, the migration after a change
 // of EMBEDDING_MODEL or EMBEDDING_DIM (the start-up check names it). The

@@ -212,7 +212,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 					ftsStats.QueryPlan = &plan
 				}
 			case "semantic":
-				qv, err := e.embedQuery(ctx, req.Query)
+				qv, err := e.gen.EmbedQuery(ctx, req.Query)
 				if err != nil {
 					semErr = fmt.Errorf("Failed to generate embedding for query: %w", err)
 					return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/contextd/contextd/index/outline"
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
@@ -65,9 +66,9 @@ type ReadRangeResponse struct {
 // readOne resolves an id parameter and loads the readable entry, with the
 // navigation tools' wording.
 func (e *Engine) readOne(ctx context.Context, acc persist.Access, raw string) (*persist.Entry, error) {
-	id, err := resolveID(ctx, e.st, acc, raw)
+	id, err := request.ResolveID(ctx, e.st, acc, raw)
 	if err != nil {
-		return nil, wrapIDErr("Invalid context ID: ", err)
+		return nil, request.WrapIDErr("Invalid context ID: ", err)
 	}
 	ents, err := e.st.Get(ctx, acc, []string{id}, persist.GetOptions{})
 	if err != nil {
@@ -108,7 +109,7 @@ func (e *Engine) Navigate(ctx context.Context, req NavigateRequest) (*NavigateRe
 	}
 	root := convertNode(tree, attach)
 	root.Summary = nil
-	if pyStrip(ent.Summary) != "" {
+	if pyfmt.Strip(ent.Summary) != "" {
 		s := ent.Summary
 		root.Summary = &s
 	}

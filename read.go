@@ -23,8 +23,8 @@ func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
 		TextContent: ent.Text,
 		Metadata:    ent.Metadata,
 		Tags:        ent.Tags,
-		CreatedAt:   wireTime(ent.CreatedAt),
-		UpdatedAt:   wireTime(ent.UpdatedAt),
+		CreatedAt:   request.WireTime(ent.CreatedAt),
+		UpdatedAt:   request.WireTime(ent.UpdatedAt),
 		Visibility:  ent.Visibility,
 		IsOwner:     ent.Owner == p.ID,
 	}
@@ -44,7 +44,7 @@ func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
 // text, the flag, and summary always a string.
 func (e *Engine) searchView(p Principal, ent *persist.Entry, images bool) EntryView {
 	v := e.view(p, ent, images)
-	text, cut := truncate(ent.Text, e.cfg.SearchTruncationLength)
+	text, cut := request.Truncate(ent.Text, e.cfg.SearchTruncationLength)
 	v.TextContent = text
 	v.IsTextContentTruncated = &cut
 	summary := ent.Summary
@@ -62,7 +62,7 @@ func (e *Engine) Get(ctx context.Context, req GetRequest) ([]EntryView, error) {
 	if len(req.ContextIDs) == 0 || len(req.ContextIDs) > maxBatch {
 		return nil, invalidf("context_ids must hold 1 to %d IDs, got %d", maxBatch, len(req.ContextIDs))
 	}
-	ids, err := resolveIDs(ctx, e.st, acc, req.ContextIDs)
+	ids, err := request.ResolveIDs(ctx, e.st, acc, req.ContextIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +166,8 @@ func (e *Engine) ListThreads(ctx context.Context, req ListThreadsRequest) (*List
 	for i, t := range ts {
 		out.Threads[i] = ThreadView{
 			ThreadID: t.ThreadID, EntryCount: t.EntryCount, SourceTypes: t.SourceTypes,
-			MultimodalCount: t.MultimodalCount, FirstEntry: wireTime(t.FirstEntry),
-			LastEntry: wireTime(t.LastEntry), LastID: t.LastID,
+			MultimodalCount: t.MultimodalCount, FirstEntry: request.WireTime(t.FirstEntry),
+			LastEntry: request.WireTime(t.LastEntry), LastID: t.LastID,
 		}
 	}
 	return out, nil

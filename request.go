@@ -1,16 +1,11 @@
 package contextd
 
 import (
-	"context"
-	"time"
-
-	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist"
 )
 
-// Caller input is parsed and validated by package internal/request; the
-// forwards below keep the engine's call sites short.
+// Caller input is parsed and validated by package internal/request; this
+// file converts the engine's configuration and public types for it.
 
 // maxBatch caps the entries, updates and ids of one batch call.
 const maxBatch = request.MaxBatch
@@ -55,23 +50,3 @@ func imageInputs(imgs []ImageInput) []request.ImageInput {
 	}
 	return out
 }
-
-func resolveID(ctx context.Context, r persist.Reader, acc persist.Access, raw string) (string, error) {
-	return request.ResolveID(ctx, r, acc, raw)
-}
-
-func resolveIDs(ctx context.Context, r persist.Reader, acc persist.Access, raws []string) ([]string, error) {
-	return request.ResolveIDs(ctx, r, acc, raws)
-}
-
-func wrapIDErr(prefix string, err error) error { return request.WrapIDErr(prefix, err) }
-
-func truncate(s string, limit int) (string, bool) { return request.Truncate(s, limit) }
-
-func runeLen(s string) int { return request.RuneLen(s) }
-
-func wireTime(t time.Time) string { return request.WireTime(t) }
-
-func pyStrip(s string) string { return pyfmt.Strip(s) }
-
-func pyQuote(s string) string { return pyfmt.Quote(s) }

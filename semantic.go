@@ -14,8 +14,6 @@ import (
 // semantic is the engine's embedding and vector-search state.
 type semantic struct {
 	embedder Embedder
-	sem      chan struct{} // EMBEDDING_MAX_CONCURRENT
-	store    persist.VectorStore
 	backend  string
 	// enabled is ENABLE_SEMANTIC_SEARCH != false with an embedder;
 	// unavailable says why search cannot run ("" when it can).
@@ -44,11 +42,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 			return invalidf("%s", err)
 		}
 	}
-	n := c.MaxConcurrent
-	if n <= 0 {
-		n = 3
-	}
-	sm := &semantic{embedder: c.Embedder, sem: make(chan struct{}, n), backend: c.Backend}
+	sm := &semantic{embedder: c.Embedder, backend: c.Backend}
 	e.vec = sm
 	if sm.backend == "" {
 		sm.backend = e.fts.Backend()
@@ -56,12 +50,11 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	if sm.backend == "" {
 		sm.backend = BackendInProcess
 	}
-	sm.store = e.st
 	if c.Reembed {
 		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd reembed)"
 		return nil
 	}
-	if err := e.checkEmbeddingModel(ctx); err != nil {
+	if err := e.gen.CheckModel(ctx, e.st); err != nil {
 		return err
 	}
 	sm.enabled = c.EnableSemantic != "false"
@@ -102,7 +95,7 @@ func (e *Engine) SemanticAvailable() bool {
 
 // EmbeddingModelName is the configured embedding model ("" without one).
 func (e *Engine) EmbeddingModelName() string {
-	if em := e.embedder(); em != nil {
+	if em := e.gen.Embedder(); em != nil {
 		return em.Model()
 	}
 	return ""
@@ -223,7 +216,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		return nil, e.semanticUnavailable()
 	}
 	began := time.Now()
-	qv, err := e.embedQuery(ctx, req.Query)
+	qv, err := e.gen.EmbedQuery(ctx, req.Query)
 	if err != nil {
 		return nil, newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
 	}

@@ -62,7 +62,7 @@ func (e *Engine) semanticStatus(ctx context.Context, acc persist.Access, readabl
 		return SemanticStatus{Enabled: true, Message: sm.unavailable}, nil
 	}
 	st := SemanticStatus{Enabled: true, Available: true, Backend: sm.backend, Model: sm.embedder.Model(), Dimensions: sm.embedder.Dim()}
-	entries, chunks, err := sm.store.EmbeddingCounts(ctx, acc)
+	entries, chunks, err := e.st.EmbeddingCounts(ctx, acc)
 	if err != nil {
 		return st, err
 	}
@@ -101,7 +101,7 @@ func (e *Engine) embeddingsSizeMB(ctx context.Context) (*float64, error) {
 	if e.vec == nil {
 		return nil, nil
 	}
-	n, err := e.vec.store.EmbeddingBytes(ctx)
+	n, err := e.st.EmbeddingBytes(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package contextd
 import (
 	"context"
 
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/write"
 )
 
@@ -117,7 +118,7 @@ func (e *Engine) ListGrants(ctx context.Context, req ListGrantsRequest) (*ListGr
 	for i, g := range grants {
 		out.Grants[i] = GrantView{
 			PrincipalType: g.PrincipalType, PrincipalID: g.PrincipalID, Permission: g.Permission,
-			GrantedBy: g.GrantedBy, CreatedAt: wireTime(g.CreatedAt),
+			GrantedBy: g.GrantedBy, CreatedAt: request.WireTime(g.CreatedAt),
 		}
 	}
 	return out, nil

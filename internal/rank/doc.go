@@ -5,6 +5,13 @@
 // search, and reranking: the passage that represents each candidate
 // and the reordering by the reranker's scores.
 //
+// Passages: [FTSPassage] cuts windows of FTS_RERANK_WINDOW_SIZE
+// code points around the <mark> spans of a full-text hit, merging spans
+// closer than FTS_RERANK_GAP_MERGE; [ChunkPassage] takes the best chunk of
+// a semantic hit by its code-point offsets; [Truncate] is the fallback,
+// the first RERANKING_MAX_LENGTH·RERANKING_CHARS_PER_TOKEN·0.95 code
+// points. The rerankers themselves are models (model/builtin, model/tei).
+//
 // It knows nothing of the engine, the store or the legs' backends: the legs'
 // hits come in as [TextHit] and [VectorHit], texts are read through a
 // [Texts] function, and the reranker is any [Reranker]. Loading the

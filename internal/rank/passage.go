@@ -2,7 +2,6 @@ package rank
 
 import (
 	"github.com/contextd/contextd/index"
-	"github.com/contextd/contextd/rerank"
 )
 
 // Passages choose the reranker passage of each candidate. The zero
@@ -42,9 +41,9 @@ func (p Passages) For(c *Candidate, text string) string {
 		return p.FTS(text, c.Text)
 	}
 	if c.Vector != nil {
-		return rerank.ChunkPassage(text, c.Vector.Start, c.Vector.End, p.maxChars())
+		return ChunkPassage(text, c.Vector.Start, c.Vector.End, p.maxChars())
 	}
-	return rerank.Truncate(text, p.maxChars())
+	return Truncate(text, p.maxChars())
 }
 
 // FTS is the passage of a full-text hit: windows of Window code points
@@ -73,5 +72,5 @@ func (p Passages) FTS(text string, h *TextHit) string {
 	case gap == 0:
 		gap = 100
 	}
-	return rerank.FTSPassage(hl, w, gap, max)
+	return FTSPassage(hl, w, gap, max)
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/contextd/contextd/rerank"
 )
 
 // matcher marks every occurrence of its terms and records its calls.
@@ -32,7 +30,7 @@ func TestPassages(t *testing.T) {
 	}
 
 	// No hit: the start of the text.
-	if got := p.For(&Candidate{ID: "x"}, long); got != rerank.Truncate(long, def) {
+	if got := p.For(&Candidate{ID: "x"}, long); got != Truncate(long, def) {
 		t.Fatalf("fallback passage %q", got[:40])
 	}
 	// A vector hit: its chunk.
@@ -46,14 +44,14 @@ func TestPassages(t *testing.T) {
 	if !strings.Contains(got, "needle") || strings.Contains(got, "…") || utf8.RuneCountInString(got) != 750 {
 		t.Fatalf("fts passage (%d) %q", utf8.RuneCountInString(got), got)
 	}
-	if want := rerank.FTSPassage(c.Text.Highlighted, 750, 100, def); got != want {
+	if want := FTSPassage(c.Text.Highlighted, 750, 100, def); got != want {
 		t.Fatalf("fts passage is not the default window")
 	}
 
 	// In-process spans highlight the text.
 	i := utf8.RuneCountInString(long[:strings.Index(long, "needle")])
 	spans := &TextHit{Spans: [][2]int{{i, i + 6}}}
-	if got := p.FTS(long, spans); got != rerank.FTSPassage(strings.Replace(long, "needle", "<mark>needle</mark>", 1), 750, 100, def) {
+	if got := p.FTS(long, spans); got != FTSPassage(strings.Replace(long, "needle", "<mark>needle</mark>", 1), 750, 100, def) {
 		t.Fatalf("spans passage %q", got)
 	}
 
@@ -62,7 +60,7 @@ func TestPassages(t *testing.T) {
 	m := &matcher{}
 	p = Passages{Matcher: m, Window: 20, GapMerge: -5, MaxChars: 100}
 	h := &TextHit{Terms: []string{"needle"}}
-	if got := p.FTS(long, h); got != rerank.FTSPassage(strings.Replace(long, "needle", "<mark>needle</mark>", 1), 20, 0, 100) || m.calls != 1 {
+	if got := p.FTS(long, h); got != FTSPassage(strings.Replace(long, "needle", "<mark>needle</mark>", 1), 20, 0, 100) || m.calls != 1 {
 		t.Fatalf("matched passage %q (%d calls)", got, m.calls)
 	}
 	if got := p.FTS("short needle text", h); got != "short needle text" || m.calls != 1 {
@@ -70,7 +68,7 @@ func TestPassages(t *testing.T) {
 	}
 	// Without a matcher, the start of the text.
 	p.Matcher = nil
-	if got := p.FTS(long, h); got != rerank.Truncate(long, 100) {
+	if got := p.FTS(long, h); got != Truncate(long, 100) {
 		t.Fatalf("unmatched passage %q", got)
 	}
 }
