@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/contextd/contextd/internal/request"
 )
 
 // envReader reads typed variables and collects every problem.
@@ -44,7 +46,7 @@ func (r *envReader) boolean(name string, def bool) bool {
 	if !ok {
 		return def
 	}
-	b, valid := parseBoolWord(v)
+	b, valid := request.ParseBoolWord(v)
 	if !valid {
 		r.fail(name, v, "must be a boolean: true, false, 1, 0, yes, no, on or off")
 		return def
@@ -108,7 +110,7 @@ func (r *envReader) triState(name string) string {
 	case "disabled":
 		return "false"
 	}
-	if b, valid := parseBoolWord(w); valid {
+	if b, valid := request.ParseBoolWord(w); valid {
 		return strconv.FormatBool(b)
 	}
 	r.fail(name, v, "must be auto, true or false (or 1/0, yes/no, on/off, enabled/disabled)")
@@ -140,16 +142,4 @@ func (r *envReader) secondsRange(name string, def, hi float64, zeroOK bool) time
 		}
 	}
 	return time.Duration(f * float64(time.Second))
-}
-
-// parseBoolWord reads the boolean words the upstream server accepts in
-// its environment: true/false, 1/0, yes/no, on/off, in any case.
-func parseBoolWord(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "1", "yes", "on":
-		return true, true
-	case "false", "0", "no", "off":
-		return false, true
-	}
-	return false, false
 }

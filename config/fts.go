@@ -5,6 +5,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/internal/request"
 )
 
 // readFTS reads ENABLE_FTS (auto|true|false, or any boolean word),
@@ -16,7 +17,7 @@ func readFTS(r *envReader, c *Config) {
 	f.Enable = "auto"
 	if v, ok := r.lookup("ENABLE_FTS"); ok {
 		w := strings.ToLower(strings.TrimSpace(v))
-		if b, valid := parseBoolWord(w); valid {
+		if b, valid := request.ParseBoolWord(w); valid {
 			if b {
 				f.Enable = "true"
 			} else {

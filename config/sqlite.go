@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist/sqlite"
 )
 
@@ -37,7 +38,7 @@ func readSQLite(r *envReader) sqlite.Options {
 		}
 	}
 	if v, ok := r.lookup("SQLITE_FOREIGN_KEYS"); ok {
-		b, valid := parseBoolWord(v)
+		b, valid := request.ParseBoolWord(v)
 		if !valid {
 			r.fail("SQLITE_FOREIGN_KEYS", v, "must be a boolean: true, false, 1, 0, yes, no, on or off")
 		} else {

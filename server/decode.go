@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/internal/request"
 )
 
 // argError is a rejected tool argument. Its text is shown to the caller
@@ -445,17 +446,7 @@ func toBool(v any) (bool, bool) {
 	case json.Number:
 		return toBool(string(x))
 	case string:
-		return parseBoolWord(x)
-	}
-	return false, false
-}
-
-func parseBoolWord(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "1", "yes", "on":
-		return true, true
-	case "false", "0", "no", "off":
-		return false, true
+		return request.ParseBoolWord(x)
 	}
 	return false, false
 }

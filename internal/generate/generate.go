@@ -12,6 +12,7 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -22,21 +23,11 @@ import (
 // leg) run concurrently and their failures are reported together; node
 // summaries start after the flat summary and never abort.
 
-// Embedder turns texts into vectors of Dim() dimensions, one per text, in
-// order. Each provider applies its own timeout and retries, so an error
-// here is final.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dim() int
-	Model() string
-}
-
-// Summarizer turns a text into a summary following prompt (the system
-// instruction). An empty result means "no summary". Each provider applies
-// its own timeout and retries, so an error here is final.
-type Summarizer interface {
-	Summarize(ctx context.Context, prompt, text string) (string, error)
-}
+// Embedder and Summarizer are the model interfaces generation consumes.
+type (
+	Embedder   = model.Embedder
+	Summarizer = model.Summarizer
+)
 
 // Options configure a Generator. The zero value generates nothing.
 type Options struct {

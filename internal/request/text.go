@@ -56,3 +56,17 @@ func lastRuneIndex(r []rune, c rune) int {
 
 // WireTime is the timestamp format of every tool: second precision, UTC, Z.
 func WireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// ParseBoolWord reads the boolean words the reference accepts in its
+// environment and for lax boolean arguments: true/false, 1/0, yes/no,
+// on/off, in any case and with surrounding space; ok is false for any
+// other word.
+func ParseBoolWord(s string) (v, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1", "yes", "on":
+		return true, true
+	case "false", "0", "no", "off":
+		return false, true
+	}
+	return false, false
+}
