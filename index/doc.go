@@ -2,9 +2,10 @@
 // (scorch) index scored with BM25 over entry text, with one analyzer per
 // FTS_LANGUAGE (snowball stemmers, stop words, Unicode folding), query
 // building for the four modes of fts_search_context (match, prefix,
-// phrase, boolean), the allowed-set prefilter (access tokens and
-// structural filters indexed beside the text and applied as a Bleve
-// filter, so hidden or filtered entries never take a slot), highlights,
+// phrase, boolean), the allowed-set prefilter (the roaring bitmaps of
+// index/catalog mapped onto Bleve's document numbers, so hidden or
+// filtered entries never take a slot; prefilter.go), BM25 term pruning
+// (prune.go), highlights,
 // and the on-disk snapshot beside the database (format header, change-log
 // watermark, checksum).
 //
@@ -17,6 +18,6 @@
 //	res, err := ix.Search(ctx, index.Query{Text: "connection", Mode: "match",
 //		Access: index.Access{Principal: "alice"}, Size: 100})
 //
-// Entries are indexed whole today; chunks (the vectors work) will join as
-// further documents of the same entry through Doc, which is the seam.
+// Entries are indexed whole: their chunks are embedded for the vector leg
+// (internal/search and package vector), not indexed here.
 package index

@@ -3,13 +3,13 @@ package server_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/fakeapi"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/httpjson"
 	"github.com/contextd/contextd/model/openai"
@@ -171,22 +171,15 @@ func TestConformanceNodeSummariesDisabled(t *testing.T) {
 	}, withSummarizer(builtin.Summarizer{}, 50), withConfig(func(c *contextd.Config) { c.IndexTree.Disabled = true }))
 }
 
-// openAIFailing is an httptest server speaking the Chat Completions API
-// that always answers 500.
+// openAIFailing is a fake server speaking the Chat Completions API that
+// always answers 500; the counter counts its calls since the last reset.
 func openAIFailing(t *testing.T) (*openai.Summarizer, *atomic.Int32) {
 	t.Helper()
 	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := fakeapi.New(t, fakeapi.Config{Path: "/v1/chat/completions", Handler: func(fakeapi.Request) fakeapi.Reply {
 		calls.Add(1)
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte(`{"error":{"message":"The server had an error","type":"server_error"}}`))
-	}))
-	t.Cleanup(srv.Close)
+		return fakeapi.Reply{Status: http.StatusInternalServerError, Body: `{"error":{"message":"The server had an error","type":"server_error"}}`}
+	}})
 	return &openai.Summarizer{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "gpt-test",
 		Client: httpjson.Client{Attempts: 3, BaseDelay: time.Millisecond, Timeout: 5 * time.Second}}, &calls
 }

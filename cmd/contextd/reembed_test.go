@@ -3,33 +3,27 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/fakeapi"
 	"github.com/contextd/contextd/model/builtin"
 )
 
 // fakeOllama answers /api/embed with dim-dimensional vectors derived from
 // each text's length, the shape of Ollama's API.
-func fakeOllama(t *testing.T, dim int) *httptest.Server {
+func fakeOllama(t *testing.T, dim int) *fakeapi.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/embed" {
-			http.NotFound(w, r)
-			return
-		}
+	return fakeapi.New(t, fakeapi.Config{Path: "/api/embed", Handler: func(r fakeapi.Request) fakeapi.Reply {
 		var req struct {
 			Model string   `json:"model"`
 			Input []string `json:"input"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		if err := r.JSON(&req); err != nil {
+			return fakeapi.Reply{Status: http.StatusBadRequest, Body: err.Error()}
 		}
 		out := struct {
 			Model      string      `json:"model"`
@@ -40,10 +34,8 @@ func fakeOllama(t *testing.T, dim int) *httptest.Server {
 			v[len(s)%dim] = 1
 			out.Embeddings = append(out.Embeddings, v)
 		}
-		_ = json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		return fakeapi.Reply{Body: out}
+	}})
 }
 
 // TestEmbeddingModelChange: a database with built-in vectors refuses a

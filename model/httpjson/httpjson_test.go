@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextd/contextd/model/internal/fakeapi"
+	"github.com/contextd/contextd/internal/fakeapi"
 )
 
 func TestPostRetries(t *testing.T) {

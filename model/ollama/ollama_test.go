@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/contextd/contextd/internal/fakeapi"
 	"github.com/contextd/contextd/model/httpjson"
-	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 func TestSummarize(t *testing.T) {

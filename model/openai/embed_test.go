@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/fakeapi"
 	"github.com/contextd/contextd/model/httpjson"
-	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 type datum struct {

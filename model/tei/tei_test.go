@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/fakeapi"
 	"github.com/contextd/contextd/model/httpjson"
-	"github.com/contextd/contextd/model/internal/fakeapi"
 )
 
 // fakeTEI speaks the text-embeddings-inference /rerank shape. The score

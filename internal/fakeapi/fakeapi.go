@@ -1,4 +1,5 @@
-// Package fakeapi owns the fake model servers the provider tests talk to,
+// Package fakeapi owns the fake model servers the tests talk to (the
+// providers' own tests, the server's and the command's),
 // so that every provider's retries, timeouts, concurrency bounds and
 // answer checks are exercised against one implementation of the plumbing:
 // an httptest server that answers a script of replies and then a handler,
