@@ -51,6 +51,9 @@ type Config struct {
 	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
 	AuthProvider string
 	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
+	// Planned holds the validated settings of the reference's features
+	// this build does not carry yet (see Planned).
+	Planned Planned
 }
 
 // Error reports an invalid environment variable. The binary exits with
@@ -112,11 +115,17 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 			r.fail("DB_PATH", v, "must not be blank; unset it to use the default ~/.mcp/context_storage.db or give a file path")
 		default:
 			c.Engine.DBPath = expandHome(p)
+			if reason := dbPathProblem(c.Engine.DBPath); reason != "" {
+				r.fail("DB_PATH", v, reason)
+			}
 		}
 	} else if p, err := contextd.DefaultDBPath(); err != nil {
 		r.fail("DB_PATH", "", "is unset and the default path cannot be determined ("+err.Error()+"); set DB_PATH")
 	} else {
 		c.Engine.DBPath = p
+		if reason := dbPathProblem(p); reason != "" {
+			r.fail("DB_PATH", "", "is unset and the default "+reason)
+		}
 	}
 	c.Engine.MaxImageSizeMB = r.intRange("MAX_IMAGE_SIZE_MB", 10, 1, math.MaxInt32)
 	c.Engine.MaxTotalSizeMB = r.intRange("MAX_TOTAL_SIZE_MB", 100, 1, math.MaxInt32)
@@ -166,6 +175,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	readNavigation(r, &c)
 	readSummary(r, &c)
 	readEmbedding(r, &c)
+	readPlanned(r, &c)
 
 	switch len(r.errs) {
 	case 0:
@@ -211,6 +221,31 @@ func parseIndexedFields(v string) ([]contextd.IndexedField, error) {
 		out = append(out, contextd.IndexedField{Name: name, Type: typ})
 	}
 	return out, nil
+}
+
+// dbPathProblem says what keeps path from being a database file, naming
+// the path: a directory, or a parent that is a file. A path that does not
+// exist yet is fine (Open creates it and its directories); other failures
+// are left to Open, which names the path too.
+func dbPathProblem(path string) string {
+	if path == ":memory:" {
+		return ""
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path + " is a directory; give a file path"
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return dir + " (in " + path + ") is a file, not a directory; give a file path in a directory"
+			}
+			return ""
+		}
+		if next := filepath.Dir(dir); next == dir {
+			return ""
+		}
+	}
 }
 
 // expandHome expands a leading ~ the way a shell would, since DB_PATH in

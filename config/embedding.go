@@ -62,6 +62,7 @@ func readEmbedding(r *envReader, c *Config) {
 	defDim := map[string]int{"builtin": builtin.EmbedderDim, "ollama": ollama.DefaultEmbedDim, "openai": openai.DefaultEmbedDim}[e.Provider]
 	_, dimSet := r.lookup("EMBEDDING_DIM")
 	dim := r.intRange("EMBEDDING_DIM", defDim, 1, 4096)
+	c.Planned.Compression.Dim = dim // the dimension compression will pack
 	if e.Provider == "builtin" && !unsupported && dim != builtin.EmbedderDim {
 		v, _ := r.lookup("EMBEDDING_DIM")
 		r.fail("EMBEDDING_DIM", v, "the builtin embedder has exactly "+strconv.Itoa(builtin.EmbedderDim)+" dimensions; unset EMBEDDING_DIM or set it to "+strconv.Itoa(builtin.EmbedderDim))

@@ -127,6 +127,20 @@ func (r *envReader) seconds0(name string, def, hi float64) time.Duration {
 	return r.secondsRange(name, def, hi, true)
 }
 
+// secondsBetween reads a number of seconds in [lo, hi].
+func (r *envReader) secondsBetween(name string, def, lo, hi float64) time.Duration {
+	f := def
+	if v, ok := r.lookup(name); ok {
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(n) || n < lo || n > hi {
+			r.fail(name, v, "must be a number of seconds from "+strconv.FormatFloat(lo, 'f', -1, 64)+" to "+strconv.FormatFloat(hi, 'f', -1, 64))
+		} else {
+			f = n
+		}
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
 func (r *envReader) secondsRange(name string, def, hi float64, zeroOK bool) time.Duration {
 	f := def
 	if v, ok := r.lookup(name); ok {

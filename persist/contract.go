@@ -51,6 +51,10 @@ type Store interface {
 	Native() Native
 	// Backend names the dialect: "sqlite" or "postgresql".
 	Backend() string
+	// PoolStats reports the store's connections and the operations run
+	// on them (get_statistics.connection_metrics). Every SQL backend has
+	// a connection pool, so this is part of Store rather than optional.
+	PoolStats() PoolStats
 	Close() error
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,7 +232,7 @@ func TestInitialize(t *testing.T) {
 		instructions *string
 		want         string
 	}{
-		{"built-in", nil, DefaultInstructions},
+		{"built-in", nil, ""}, // DefaultInstructions of the registered tools
 		{"none", &empty, ""},
 		{"verbatim", &custom, custom},
 	} {
@@ -241,6 +242,15 @@ func TestInitialize(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := initialize(t, s)
+			if tc.instructions == nil {
+				var registered []Tool
+				for _, tl := range ContextTools() {
+					if slices.Contains(s.ToolNames(), tl.Spec.Name) {
+						registered = append(registered, tl)
+					}
+				}
+				tc.want = DefaultInstructions(registered)
+			}
 			if res.Instructions != tc.want {
 				t.Fatalf("instructions: got %q", res.Instructions)
 			}

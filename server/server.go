@@ -65,8 +65,8 @@ type Options struct {
 	// DisabledTools are tool names not to register (DISABLED_TOOLS);
 	// matched trimmed and case-insensitively.
 	DisabledTools []string
-	// Instructions sent at initialize: nil uses DefaultInstructions,
-	// non-nil is used verbatim, and "" sends none (MCP_SERVER_INSTRUCTIONS).
+	// Instructions sent at initialize: nil uses DefaultInstructions of
+	// the registered tools, non-nil is used verbatim, and "" sends none (MCP_SERVER_INSTRUCTIONS).
 	Instructions *string
 	// Version reported in the handshake (default: the module version, or "dev").
 	Version string
@@ -87,6 +87,7 @@ type Server struct {
 	principal string
 	mcp       *mcpserver.MCPServer
 	names     []string
+	unknown   []string // see UnknownDisabledTools
 }
 
 // New builds a server over eng with the tools not disabled by opts.
@@ -108,9 +109,21 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if version == "" {
 		version = buildVersion()
 	}
-	instructions := DefaultInstructions
+	list := opts.Tools
+	if list == nil {
+		list = ContextTools()
+	}
+	registered, err := s.selectTools(list, opts.DisabledTools)
+	if err != nil {
+		return nil, err
+	}
+	// The instructions describe the tools actually registered, so they are
+	// built after DISABLED_TOOLS and availability have been applied.
+	instructions := ""
 	if opts.Instructions != nil {
 		instructions = *opts.Instructions
+	} else {
+		instructions = DefaultInstructions(registered)
 	}
 	sopts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
@@ -120,46 +133,51 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 		sopts = append(sopts, mcpserver.WithInstructions(instructions))
 	}
 	s.mcp = mcpserver.NewMCPServer(Name, version, sopts...)
-
-	list := opts.Tools
-	if list == nil {
-		list = ContextTools()
+	var tools []mcpserver.ServerTool
+	for _, t := range registered {
+		tools = append(tools, mcpserver.ServerTool{
+			Tool: t.Spec,
+			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return s.handle(ctx, &t, req)
+			},
+		})
+		s.names = append(s.names, t.Spec.Name)
 	}
-	if err := s.addTools(list, opts.DisabledTools); err != nil {
-		return nil, err
+	if len(tools) > 0 {
+		s.mcp.AddTools(tools...)
 	}
 	return s, nil
 }
 
-// addTools registers the tools of list that are neither disabled nor
-// unavailable on the engine, in list order. A list naming a tool twice,
-// or holding a tool without a name or a call, is refused.
-func (s *Server) addTools(list []Tool, disabledNames []string) error {
+// selectTools returns the tools of list that are neither disabled nor
+// unavailable on the engine, in list order, and records the disabled
+// names that match no tool. A list naming a tool twice, or holding a tool
+// without a name or a call, is refused.
+func (s *Server) selectTools(list []Tool, disabledNames []string) ([]Tool, error) {
 	known := make(map[string]bool, len(list))
 	for i := range list {
 		t := &list[i]
 		switch {
 		case t.Spec.Name == "":
-			return fmt.Errorf("server: tool %d has no name", i)
+			return nil, fmt.Errorf("server: tool %d has no name", i)
 		case t.Call == nil:
-			return fmt.Errorf("server: tool %s has no call", t.Spec.Name)
+			return nil, fmt.Errorf("server: tool %s has no call", t.Spec.Name)
 		case known[strings.ToLower(t.Spec.Name)]:
-			return fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
+			return nil, fmt.Errorf("server: tool %s listed twice", t.Spec.Name)
 		}
 		known[strings.ToLower(t.Spec.Name)] = true
 	}
 	disabled := map[string]bool{}
 	for _, n := range disabledNames {
-		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" && !disabled[n] {
 			disabled[n] = true
+			if !known[n] && !plannedTool(n) {
+				s.unknown = append(s.unknown, n)
+				s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
+			}
 		}
 	}
-	for n := range disabled {
-		if !known[n] && !plannedTool(n) {
-			s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
-		}
-	}
-	var tools []mcpserver.ServerTool
+	var out []Tool
 	for _, t := range list {
 		if disabled[strings.ToLower(t.Spec.Name)] {
 			s.log.Info("tool not registered (DISABLED_TOOLS)", "tool", t.Spec.Name)
@@ -172,18 +190,9 @@ func (s *Server) addTools(list []Tool, disabledNames []string) error {
 		if t.Failure == "" {
 			t.Failure = "Failed to run " + t.Spec.Name
 		}
-		tools = append(tools, mcpserver.ServerTool{
-			Tool: t.Spec,
-			Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return s.handle(ctx, &t, req)
-			},
-		})
-		s.names = append(s.names, t.Spec.Name)
+		out = append(out, t)
 	}
-	if len(tools) > 0 {
-		s.mcp.AddTools(tools...)
-	}
-	return nil
+	return out, nil
 }
 
 // MCP returns the underlying mcp-go server, for other transports and for
@@ -192,6 +201,12 @@ func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
 
 // ToolNames returns the names of the registered tools in reference order.
 func (s *Server) ToolNames() []string { return append([]string(nil), s.names...) }
+
+// UnknownDisabledTools returns the names in Options.DisabledTools that
+// match no tool of the list and no tool the reference plans (lower-cased,
+// in the order given), so a binary can report a misspelt DISABLED_TOOLS
+// entry whatever its log level.
+func (s *Server) UnknownDisabledTools() []string { return append([]string(nil), s.unknown...) }
 
 // ServeStdio serves one MCP session of newline-delimited JSON-RPC on in and
 // out until in ends or ctx is cancelled. Every call runs as the default

@@ -81,12 +81,17 @@ func contextTools() []*toolDef {
 	}
 }
 
-// plannedTool reports a tool of the API reference this build does not
-// carry yet: DISABLED_TOOLS may name it without a warning, so a deployment
-// file written for the full reference needs no change.
+// plannedTool reports a tool the server knows is planned but this build
+// does not carry yet: the sync tools of the API reference and the eleven
+// knowledge tools (spec knowledge-api.md). DISABLED_TOOLS may name them
+// without a warning, so a deployment file written for the full set needs
+// no change.
 func plannedTool(name string) bool {
 	switch name {
-	case "plan_context_sync", "list_ingest_state":
+	case "plan_context_sync", "list_ingest_state",
+		"container_create", "container_list", "container_delete", "container_stats",
+		"upload_file", "bulk_upload", "list_files", "get_document",
+		"delete_file", "bulk_delete", "search_knowledge":
 		return true
 	}
 	return false

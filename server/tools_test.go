@@ -124,3 +124,22 @@ func TestOptionsToolsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownDisabledTools: a DISABLED_TOOLS name that matches no tool is
+// reported, lower-cased and once; the planned sync and knowledge tools are
+// known names and are not.
+func TestUnknownDisabledTools(t *testing.T) {
+	eng := openEngine(t, contextd.Config{})
+	s, err := New(eng, Options{DisabledTools: []string{
+		"plan_context_sync", "LIST_INGEST_STATE", "search_knowledge", "container_create", "bulk_delete",
+		"delete_context", " Store_Contxt ", "store_contxt", "grep_contexts"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.UnknownDisabledTools(); !slices.Equal(got, []string{"store_contxt", "grep_contexts"}) {
+		t.Fatalf("UnknownDisabledTools: got %v", got)
+	}
+	if slices.Contains(s.ToolNames(), "delete_context") {
+		t.Fatalf("delete_context registered though disabled")
+	}
+}

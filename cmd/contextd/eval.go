@@ -35,14 +35,30 @@ const evalUsage = `usage: contextd eval cranfield [-data DIR]
 `
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "cranfield" {
-		fmt.Fprint(stderr, evalUsage)
+	switch {
+	case len(args) == 0:
+		fmt.Fprintf(stderr, "contextd eval: missing the collection to evaluate\n%s", evalUsage)
+		return exitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		fmt.Fprint(stdout, evalUsage)
+		return exitOK
+	case args[0] != "cranfield":
+		fmt.Fprintf(stderr, "contextd eval: unknown collection %q\n%s", args[0], evalUsage)
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("eval cranfield", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // evalUsage below is the one message
+	fs.Usage = func() {}
 	data := fs.String("data", filepath.Join("..", "shared", "eval", "cranfield"), "Cranfield folder")
-	if err := fs.Parse(args[1:]); err != nil {
+	switch err := fs.Parse(args[1:]); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, evalUsage)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "contextd eval: %v\n%s", err, evalUsage)
+		return exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "contextd eval: unexpected argument %q\n%s", fs.Arg(0), evalUsage)
 		return exitUsage
 	}
 	col, err := loadCranfield(*data)
@@ -119,7 +135,10 @@ func readRecords(path string) ([]map[string]string, []int, error) {
 		}
 		recs[len(recs)-1][field] += line + "\n"
 	}
-	return recs, nums, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nums, nil
 }
 
 func loadCranfield(dir string) (*cranfield, error) {
@@ -142,7 +161,8 @@ func loadCranfield(dir string) (*cranfield, error) {
 	for _, q := range qs {
 		col.queries = append(col.queries, strings.Join(strings.Fields(q["W"]), " "))
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "cranqrel"))
+	qrelPath := filepath.Join(dir, "cranqrel")
+	raw, err := os.ReadFile(qrelPath)
 	if err != nil {
 		return nil, fmt.Errorf("read judgements: %w", err)
 	}
@@ -155,7 +175,7 @@ func loadCranfield(dir string) (*cranfield, error) {
 		d, err2 := strconv.Atoi(f[1])
 		g, err3 := strconv.Atoi(f[2])
 		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("cranqrel line %q: %w", line, err)
+			return nil, fmt.Errorf("%s: line %q: %w", qrelPath, line, err)
 		}
 		if col.qrels[q] == nil {
 			col.qrels[q] = map[int]int{}

@@ -14,11 +14,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/contextd/contextd"
@@ -42,16 +44,25 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
-		case "version", "--version", "-v":
+		case "version":
+			if code, done := parseCommand("version", args[1:], versionUsage, stdout, stderr); done {
+				return code
+			}
 			fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
 			return exitOK
 		case "eval":
 			return runEval(ctx, args[1:], stdout, stderr)
 		case "reembed":
+			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
+				return code
+			}
 			return runReembed(ctx, lookupEnv, stderr)
-		case "help", "--help", "-h":
+		case "help":
+			if code, done := parseCommand("help", args[1:], usage, stdout, stderr); done {
+				return code
+			}
 			fmt.Fprint(stdout, usage)
 			return exitOK
 		default:
@@ -59,6 +70,50 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return exitUsage
 		}
 	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "--version", "-v", "-version":
+			if len(args) == 1 {
+				fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
+				return exitOK
+			}
+		}
+	}
+	// The serve default takes no arguments: -h/--help print the usage.
+	if code, done := parseCommand("", args, usage, stdout, stderr); done {
+		return code
+	}
+	return serve(ctx, lookupEnv, stdin, stdout, stderr)
+}
+
+// parseCommand parses the arguments of a subcommand (name, "" for the
+// serve default), which take neither flags nor operands. -h, -help and --help print its usage on stdout (exit 0); any
+// other flag or an extra operand prints the problem and the usage on
+// stderr (exit 2). done reports that the command must stop with code.
+func parseCommand(name string, args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
+	fs := flag.NewFlagSet("contextd "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the usage below is the one message
+	fs.Usage = func() {}
+	prefix := "contextd: "
+	if name != "" {
+		prefix = "contextd " + name + ": "
+	}
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return exitOK, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s%v\n%s", prefix, err, usage)
+		return exitUsage, true
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%sunexpected argument %q\n%s", prefix, fs.Arg(0), usage)
+		return exitUsage, true
+	}
+	return exitOK, false
+}
+
+// serve runs the MCP server of the environment's configuration.
+func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := config.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
@@ -69,7 +124,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
 		var ce *config.Error
 		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) {
 			return exitConfig
@@ -81,6 +136,13 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		return exitConfig
+	}
+	// A misspelt DISABLED_TOOLS entry leaves the tool it meant registered:
+	// say so whatever LOG_LEVEL is (the server logs it at WARNING).
+	if cfg.SlogLevel() > slog.LevelWarn {
+		for _, n := range srv.UnknownDisabledTools() {
+			fmt.Fprintf(stderr, "contextd: warning: DISABLED_TOOLS names unknown tool %q; it matches no tool and is ignored\n", n)
+		}
 	}
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
@@ -106,8 +168,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 
 const usage = `usage: contextd [command]
 
-With no command, contextd serves MCP on stdio. Configuration comes from the
-environment (DB_PATH, ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see README.md).
+With no command, contextd serves MCP on stdio (or streamable HTTP with
+MCP_TRANSPORT=http). Configuration comes from the environment (DB_PATH,
+ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see README.md); a bad value exits 78.
 
 commands:
   version   print the version
@@ -118,7 +181,31 @@ commands:
   reembed   regenerate every stored vector with the configured embedding
             model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
             stop the server first
+
+Every command answers -h or --help with its usage.
 `
+
+const versionUsage = `usage: contextd version
+
+Prints the version of contextd.
+`
+
+const reembedUsage = `usage: contextd reembed
+
+Regenerates every stored vector of the database at DB_PATH with the
+embedding model the environment configures (EMBEDDING_PROVIDER,
+EMBEDDING_MODEL, EMBEDDING_DIM), after a change of model or dimension.
+Stop the server first. Configuration errors exit 78.
+`
+
+// openError describes a failure to open the database so that it names the
+// file, which the driver's own message does not always do.
+func openError(path string, err error) string {
+	if msg := err.Error(); strings.Contains(msg, path) {
+		return msg
+	}
+	return fmt.Sprintf("database %s: %v", path, err)
+}
 
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
@@ -135,7 +222,7 @@ func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stde
 	cfg.Engine.FTS.Enable = "false" // the full-text index has nothing to do here
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: %v\n", err)
+		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
 		return exitFail
 	}
 	defer eng.Close()

@@ -13,7 +13,7 @@ import (
 // reduces to nothing counts as held by every entry.
 func (s *Store) DocFreqs(ctx context.Context, words []string) ([]int, int, error) {
 	var n int
-	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM context_entries").Scan(&n); err != nil {
+	if err := s.q.QueryRowContext(ctx, "SELECT count(*) FROM context_entries").Scan(&n); err != nil {
 		return nil, 0, fmt.Errorf("sqlite: count entries: %w", err)
 	}
 	out := make([]int, len(words))
@@ -24,7 +24,7 @@ func (s *Store) DocFreqs(ctx context.Context, words []string) ([]int, int, error
 		}
 		q := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
 		var df int
-		err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM context_entries_fts WHERE context_entries_fts MATCH ?", q).Scan(&df)
+		err := s.q.QueryRowContext(ctx, "SELECT count(*) FROM context_entries_fts WHERE context_entries_fts MATCH ?", q).Scan(&df)
 		if err != nil {
 			continue // a word FTS5 cannot take as a term keeps the neutral weight
 		}

@@ -33,7 +33,7 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 		return s.committed.Load(), nil
 	}
 	var seq int64
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM change_log`).Scan(&seq); err != nil {
+	if err := s.q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM change_log`).Scan(&seq); err != nil {
 		return 0, fmt.Errorf("sqlite: read change-log head: %w", err)
 	}
 	return seq, nil
@@ -74,7 +74,7 @@ func (s *Store) indexDocs(ctx context.Context, b *sqlb) ([]persist.IndexDoc, err
 	}
 	g := &sqlb{}
 	g.w("SELECT context_entry_id, principal_type, principal_id, permission FROM context_entry_grants WHERE context_entry_id IN ").in(ids)
-	rows, err := s.r.QueryContext(ctx, g.String(), g.args...)
+	rows, err := s.q.QueryContext(ctx, g.String(), g.args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read index grants: %w", err)
 	}
@@ -105,7 +105,7 @@ func (s *Store) FilterIDs(ctx context.Context, acc persist.Access, f persist.Fil
 		return nil, err
 	}
 	b.w(" ORDER BY e.id")
-	rows, err := s.r.QueryContext(ctx, b.String(), b.args...)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: filter ids: %w", err)
 	}
@@ -166,7 +166,7 @@ func (s *Store) fts5(ctx context.Context, acc persist.Access, q persist.FullText
 		return res, err
 	}
 	b.w(" ORDER BY bm25(context_entries_fts), e.id DESC LIMIT ").arg(q.Limit)
-	rows, err := s.r.QueryContext(ctx, b.String(), b.args...)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: full-text search: %w", err)
 	}

@@ -38,7 +38,7 @@ var ftsTriggerDrops = []string{
 // fullTextTriggers counts the FTS5 maintenance triggers present.
 func (s *Store) fullTextTriggers(ctx context.Context) (int, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
+	err := s.q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
 		AND name IN ('context_entries_fts_ai', 'context_entries_fts_ad', 'context_entries_fts_au')`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: read full-text triggers: %w", err)

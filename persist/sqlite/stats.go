@@ -64,7 +64,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 			return st, fmt.Errorf("sqlite: statistics: %w", err)
 		}
 		defer snap.Rollback() //nolint:errcheck // read-only snapshot
-		q = snap
+		q = r.sameCounting(snap)
 	}
 
 	// Entries by source and content type, with the summary count.

@@ -31,6 +31,8 @@ type Store struct {
 	conn  *sql.Conn // the held connection of keep
 	cfg   settings
 	stmts *stmtCache // fixed write statements, prepared on w
+	// metrics counts connections and operations for PoolStats.
+	metrics metrics
 
 	// committed is the highest change-log seq committed through this
 	// Store. In memory, where readers read uncommitted, Changes stops
@@ -77,7 +79,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 			return fail(fmt.Errorf("sqlite: open in-memory database: %w", err))
 		}
 	}
-	if s.w, err = sql.Open("sqlite", wdsn); err != nil {
+	if s.w, err = openCounted(wdsn, &s.metrics); err != nil {
 		return fail(fmt.Errorf("sqlite: open writer: %w", err))
 	}
 	s.w.SetMaxOpenConns(1)
@@ -96,7 +98,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if s.stmts, err = prepareWriteStmts(ctx, s.w); err != nil {
 		return fail(err)
 	}
-	if s.r, err = sql.Open("sqlite", rdsn); err != nil {
+	if s.r, err = openCounted(rdsn, &s.metrics); err != nil {
 		return fail(fmt.Errorf("sqlite: open readers: %w", err))
 	}
 	s.r.SetMaxOpenConns(cfg.maxReaders)
@@ -105,7 +107,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := s.r.PingContext(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
 	}
-	s.reader = reader{q: s.r, db: s.r, file: cfg.file}
+	s.reader = reader{q: countingQuerier{q: s.r, m: &s.metrics}, db: s.r, file: cfg.file}
 	return s, nil
 }
 
@@ -148,11 +150,15 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if fn == nil {
 		return errors.New("sqlite: write: nil function")
 	}
+	// A writer waits here for the one writer connection: the write queue.
+	s.metrics.writeQueue.Add(1)
 	stx, err := s.w.BeginTx(ctx, nil)
+	s.metrics.writeQueue.Add(-1)
 	if err != nil {
+		s.metrics.record(err)
 		return fmt.Errorf("sqlite: begin write: %w", err)
 	}
-	t := &tx{reader: reader{q: stx, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
+	t := &tx{reader: reader{q: countingQuerier{q: stx, m: &s.metrics}, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
 	committed := false
 	defer func() {
 		if !committed {
@@ -162,7 +168,12 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if err := fn(t); err != nil {
 		return err
 	}
-	if err := stx.Commit(); err != nil {
+	// A failure of fn is the caller's (a conflict, a missing entry) or
+	// was recorded by the statement that failed; the commit is the
+	// transaction's own operation.
+	err = stx.Commit()
+	s.metrics.record(err)
+	if err != nil {
 		return fmt.Errorf("sqlite: commit write: %w", err)
 	}
 	committed = true
@@ -188,7 +199,7 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 	if s.cfg.memory {
 		upto = s.committed.Load()
 	}
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.q.QueryContext(ctx,
 		`SELECT seq, entry_id, op FROM change_log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`, after, upto, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read changes: %w", err)

@@ -128,7 +128,7 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 		}
 	}
 	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM embedding_chunks`).Scan(&total); err != nil {
+	if err := s.q.QueryRowContext(ctx, `SELECT count(*) FROM embedding_chunks`).Scan(&total); err != nil {
 		return false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	limit := max(minExactScan, total/exactScanRatio)
@@ -139,7 +139,7 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 	}
 	cb.w(" LIMIT ").arg(limit).w(")")
 	var n int
-	if err := s.r.QueryRowContext(ctx, cb.String(), cb.args...).Scan(&n); err != nil {
+	if err := s.q.QueryRowContext(ctx, cb.String(), cb.args...).Scan(&n); err != nil {
 		return false, fmt.Errorf("sqlite: vector search: count candidates: %w", err)
 	}
 	if n < limit {
@@ -170,7 +170,7 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 // than the k-th chunk, or when fewer than k chunks came back (all of them).
 // found is the number of entries among the rows that pass.
 func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuery, res *persist.VectorResult, strategy string) (found int, ok bool, err error) {
-	rows, err := s.r.QueryContext(ctx, b.String(), b.args...)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
 	if err != nil {
 		return 0, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
@@ -256,7 +256,7 @@ func (s *Store) vectorExact(ctx context.Context, acc persist.Access, q persist.V
 		return err
 	}
 	b.w(")) WHERE rn = 1 ORDER BY d, id LIMIT ").arg(q.Limit)
-	rows, err := s.r.QueryContext(ctx, b.String(), b.args...)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
 	if err != nil {
 		return fmt.Errorf("sqlite: vector search: %w", err)
 	}
