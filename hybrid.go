@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
 )
@@ -167,7 +168,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		for i, m := range modes {
 			parts[i] = legName(m) + ": " + problem.Message
 		}
-		resp.Error = "All available search modes failed. " + strings.Join(parts, ". ")
+		resp.Error = "All available search modes failed. " + request.JoinSentences(parts)
 		resp.ValidationErrors = slices.Compact(slices.Clone(problem.Errors))
 		return resp, nil
 	}
@@ -182,7 +183,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		}
 		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.Message)
 	}
-	if win.Empty() {
+	if win.Empty() || request.BlankQuery(req.Query) {
 		return resp, nil // answered from the arguments alone
 	}
 	legDepth := hc.LegDepth()
@@ -214,7 +215,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 			case "semantic":
 				qv, err := e.gen.EmbedQuery(ctx, req.Query)
 				if err != nil {
-					semErr = fmt.Errorf("Failed to generate embedding for query: %w", err)
+					semErr = newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
 					return
 				}
 				em := roundMS(time.Since(began))
@@ -257,7 +258,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		if semErr != nil {
 			parts = append(parts, "Semantic: "+publicMessage(semErr))
 		}
-		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", strings.Join(parts, ". "))
+		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", request.JoinSentences(parts))
 	}
 	resp.SearchModesUsed = used
 	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
@@ -326,18 +327,17 @@ func legName(mode string) string {
 }
 
 // publicMessage is what a warning says of a failed leg: the message of an
-// engine error, else the innermost cause, without the layers of internal
-// context wrapped around it.
+// engine error; anything else (a driver's or a package's text) is not for
+// the caller, who learns only that something unexpected failed.
 func publicMessage(err error) string {
 	var ee *Error
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
 		return ee.Msg
+	case errors.Is(err, context.Canceled):
+		return "the request was cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the request timed out"
 	}
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
-		err = next
-	}
+	return cerrors.UnexpectedText
 }
