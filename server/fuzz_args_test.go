@@ -6,16 +6,19 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/builtin"
+	"github.com/contextd/contextd/server"
 )
 
 // leaks are texts that must never reach a caller: driver and package
@@ -27,8 +30,8 @@ var leaks = []string{"sqlite:", "sqlite3", "fts5:", "pq:", "pgx", "sql logic err
 	"unexpected error occurred"}
 
 // FuzzToolArguments sends JSON arguments of random shape and depth to
-// every registered tool through the in-process MCP client, on both store
-// kinds, and checks that the server answers, that a refused call
+// every registered tool over the streamable HTTP transport (as alice,
+// provider none), on both store kinds, and checks that the server answers, that a refused call
 // (isError) changes nothing (entry rows, grants and the change-log head),
 // and that no answer carries a driver or package error text. An input
 // that is a JSON object is sent as is; any other input drives a generator
@@ -42,15 +45,26 @@ var leaks = []string{"sqlite:", "sqlite3", "fts5:", "pq:", "pgx", "sql logic err
 func FuzzToolArguments(f *testing.F) {
 	type target struct {
 		env   *env
+		c     *client.Client
 		entry string
 	}
 	var targets []target
 	for _, kind := range storeKinds() {
 		env := newEnv(f, kind, withEmbedder(&builtin.Embedder{}), withCraftedIDs())
-		entry := fuzzSetup(f, env)
-		targets = append(targets, target{env, entry})
+		srv, err := server.New(env.eng, server.Options{DefaultPrincipal: "alice"})
+		if err != nil {
+			f.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+		f.Cleanup(ts.Close)
+		hc, err := dialMCP(f, ts.URL, "")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Cleanup(func() { _ = hc.c.Close() })
+		targets = append(targets, target{env, hc.c, fuzzSetup(f, hc.c)})
 	}
-	tools, params := fuzzTools(f, targets[0].env)
+	tools, params := fuzzTools(f, targets[0].c)
 	e := targets[0].entry
 	// Crafted ids are the same sequence on every store kind, so the corpus
 	// names existing entries on both.
@@ -83,7 +97,7 @@ func FuzzToolArguments(f *testing.F) {
 		}
 		for _, tg := range targets {
 			before := fuzzFingerprint(t, tg.env)
-			res, err := fuzzCall(t, tg.env, tool, raw)
+			res, err := fuzzCall(t, tg.c, tool, raw)
 			answer := ""
 			if err != nil {
 				answer = err.Error()
@@ -99,7 +113,7 @@ func FuzzToolArguments(f *testing.F) {
 			}
 			if err != nil {
 				// A protocol-level refusal: the session must still serve.
-				if _, err2 := fuzzCall(t, tg.env, "get_statistics", []byte(`{}`)); err2 != nil {
+				if _, err2 := fuzzCall(t, tg.c, "get_statistics", []byte(`{}`)); err2 != nil {
 					t.Fatalf("%s on %s with %.300s: %v; the next call failed too: %v", tool, tg.env.kind.name, raw, err, err2)
 				}
 			}
@@ -114,10 +128,10 @@ func FuzzToolArguments(f *testing.F) {
 
 // fuzzSetup stores a few entries and a grant as alice and returns the id
 // of the first one.
-func fuzzSetup(tb testing.TB, env *env) string {
+func fuzzSetup(tb testing.TB, c *client.Client) string {
 	var first string
 	for i, text := range []string{"lantern in the harbour", "second entry about lanterns", "# Title\n\nbody text\n\n## Part\n\nmore"} {
-		res, err := fuzzCall(tb, env, "store_context", []byte(fmt.Sprintf(`{"thread_id":"fz","source":"user","text":%q,"tags":["a"],"metadata":{"status":"s%d"}}`, text, i)))
+		res, err := fuzzCall(tb, c, "store_context", []byte(fmt.Sprintf(`{"thread_id":"fz","source":"user","text":%q,"tags":["a"],"metadata":{"status":"s%d"}}`, text, i)))
 		if err != nil || res.IsError {
 			tb.Fatalf("setup store: %v %+v", err, res)
 		}
@@ -129,17 +143,17 @@ func fuzzSetup(tb testing.TB, env *env) string {
 			first = out.ContextID
 		}
 	}
-	if res, err := fuzzCall(tb, env, "share_context", []byte(`{"context_id":"`+first+`","principal_type":"user","principal_id":"bob","permission":"read"}`)); err != nil || res.IsError {
+	if res, err := fuzzCall(tb, c, "share_context", []byte(`{"context_id":"`+first+`","principal_type":"user","principal_id":"bob","permission":"read"}`)); err != nil || res.IsError {
 		tb.Fatalf("setup share: %v %+v", err, res)
 	}
 	return first
 }
 
 // fuzzTools lists the registered tools (sorted) and their parameters.
-func fuzzTools(tb testing.TB, env *env) ([]string, map[string][]string) {
+func fuzzTools(tb testing.TB, c *client.Client) ([]string, map[string][]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	lt, err := env.as(tb, "alice").ListTools(ctx, mcp.ListToolsRequest{})
+	lt, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -165,14 +179,14 @@ func fuzzTools(tb testing.TB, env *env) ([]string, map[string][]string) {
 	return names, params
 }
 
-// fuzzCall calls tool as alice with raw as the exact argument bytes.
-func fuzzCall(tb testing.TB, env *env, tool string, raw []byte) (*mcp.CallToolResult, error) {
+// fuzzCall calls tool with raw as the exact argument bytes.
+func fuzzCall(tb testing.TB, c *client.Client, tool string, raw []byte) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var req mcp.CallToolRequest
 	req.Params.Name = tool
 	req.Params.Arguments = json.RawMessage(raw)
-	res, err := env.as(tb, "alice").CallTool(ctx, req)
+	res, err := c.CallTool(ctx, req)
 	if ctx.Err() != nil {
 		tb.Fatalf("%s: the server did not answer within 60 s", tool)
 	}
