@@ -87,19 +87,23 @@ type HybridStats struct {
 
 // HybridSearchResponse is the result of hybrid_search_context.
 type HybridSearchResponse struct {
-	Query            string          `json:"query"`
-	Results          []HybridResult  `json:"results"`
-	Count            int             `json:"count"`
-	FusionMethod     string          `json:"fusion_method"`
-	SearchModesUsed  []string        `json:"search_modes_used"`
-	FTSCount         int             `json:"fts_count"`
-	SemanticCount    int             `json:"semantic_count"`
-	Stats            *HybridStats    `json:"stats,omitempty"`
-	ClampedLimit     *ClampedLimit   `json:"clamped_limit,omitempty"`
-	RankDepthLimit   *RankDepthLimit `json:"rank_depth_limit,omitempty"`
-	Warnings         []string        `json:"warnings,omitempty"`
-	Error            string          `json:"error,omitempty"`
-	ValidationErrors []string        `json:"validation_errors,omitempty"`
+	Query           string          `json:"query"`
+	Results         []HybridResult  `json:"results"`
+	Count           int             `json:"count"`
+	FusionMethod    string          `json:"fusion_method"`
+	SearchModesUsed []string        `json:"search_modes_used"`
+	FTSCount        int             `json:"fts_count"`
+	SemanticCount   int             `json:"semantic_count"`
+	Stats           *HybridStats    `json:"stats,omitempty"`
+	ClampedLimit    *ClampedLimit   `json:"clamped_limit,omitempty"`
+	RankDepthLimit  *RankDepthLimit `json:"rank_depth_limit,omitempty"`
+	Warnings        []string        `json:"warnings,omitempty"`
+	// Causes are the failures behind the warnings, for the server's log:
+	// a warning shows a failure that is not the caller's fault only as a
+	// generic text.
+	Causes           []error  `json:"-"`
+	Error            string   `json:"error,omitempty"`
+	ValidationErrors []string `json:"validation_errors,omitempty"`
 }
 
 // HybridModes lists the search modes hybrid search can use, in order
@@ -236,6 +240,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if slices.Contains(modes, "fts") {
 		if ftsErr != nil {
 			resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+publicMessage(ftsErr))
+			resp.Causes = append(resp.Causes, ftsErr)
 		} else {
 			used = append(used, "fts")
 		}
@@ -243,6 +248,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if slices.Contains(modes, "semantic") {
 		if semErr != nil {
 			resp.Warnings = append(resp.Warnings, "Semantic sub-search failed; results may be based on FTS only. Semantic: "+publicMessage(semErr))
+			resp.Causes = append(resp.Causes, semErr)
 		} else {
 			used = append(used, "semantic")
 		}

@@ -46,11 +46,17 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 	if err != nil {
 		return s.failed(t, err), nil
 	}
-	if b, ok := v.(*contextd.BatchResponse); ok && b != nil {
-		for _, r := range b.Results {
-			if r.Cause != nil {
-				s.log.Error("batch item failed", "tool", t.Spec.Name, "index", r.Index, "error", r.Cause)
+	// What the caller was told only generically goes to the log in full.
+	switch r := v.(type) {
+	case *contextd.BatchResponse:
+		for i := 0; r != nil && i < len(r.Results); i++ {
+			if c := r.Results[i].Cause; c != nil {
+				s.log.Error("batch item failed", "tool", t.Spec.Name, "index", i, "error", c)
 			}
+		}
+	case *contextd.HybridSearchResponse:
+		for i := 0; r != nil && i < len(r.Causes); i++ {
+			s.log.Warn("hybrid search leg failed", "tool", t.Spec.Name, "error", r.Causes[i])
 		}
 	}
 	if isNil(v) {
