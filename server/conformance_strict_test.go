@@ -8,9 +8,15 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/auth"
 )
 
 // surrogateTail is the reference text (A.5, R-421) for a string holding
@@ -216,4 +222,32 @@ func TestStrictHybridJoinedMessage(t *testing.T) {
 				"Narrow the filter to at most 100 keys. Semantic: "+cap)
 		wantSlice(t, "validation_errors", strs(t, resp, "validation_errors"), []string{cap})
 	})
+}
+
+// TestStrictUnparsableCallOverHTTP: a tools/call whose params Go cannot
+// decode (a number no float64 holds) is answered with our JSON-RPC error
+// text, never with the decoder's ("json: cannot unmarshal ... float64"),
+// and the next call is served.
+func TestStrictUnparsableCallOverHTTP(t *testing.T) {
+	env := newHTTPEnv(t, auth.Config{}, contextd.Config{})
+	post := func(body string) string {
+		req, _ := http.NewRequest("POST", env.url+server.MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	for _, args := range []string{`{"limit":1e400}`, `{"metadata":{"x":-1e999}}`} {
+		got := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_context","arguments":` + args + `}}`)
+		want := `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request: its params could not be read: ` +
+			`a value has the wrong type, or a number is outside the range of a 64-bit float (such as 1e400)"}}`
+		wantEqual(t, args, got, want)
+	}
+	c := mustDial(t, env.url, "")
+	c.ok("get_statistics", nil)
 }
