@@ -194,7 +194,10 @@ type BatchItemResult struct {
 	ContextID     *string  `json:"context_id"`
 	UpdatedFields []string `json:"-"`
 	Error         *string  `json:"error"`
-	update        bool
+	// Cause is the failure behind an Error that is not the caller's fault
+	// (Error then says only that one happened), for the server's log.
+	Cause  error `json:"-"`
+	update bool
 }
 
 // MarshalJSON adds updated_fields to the results of an update batch.

@@ -2,6 +2,9 @@ package contextd
 
 import (
 	"context"
+	"errors"
+
+	cerrors "github.com/contextd/contextd/errors"
 
 	"github.com/contextd/contextd/internal/write"
 )
@@ -66,7 +69,12 @@ func batchResponse(b *write.Batch, update bool) *BatchResponse {
 			r.ContextID = strPtr(it.ID)
 		}
 		if it.Err != nil {
-			r.Error = strPtr(it.Err.Error())
+			var ce *Error
+			if errors.As(it.Err, &ce) {
+				r.Error = strPtr(it.Err.Error())
+			} else { // not the caller's fault: the detail is for the log
+				r.Error, r.Cause = strPtr(cerrors.UnexpectedText), it.Err
+			}
 		}
 		resp.Results[i] = r
 	}

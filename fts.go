@@ -181,10 +181,9 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	}
 	if problem != nil {
 		resp.Error, resp.ValidationErrors = problem.Message, problem.Errors
-		resp.Stats = stats(0, nil)
 		return resp, nil
 	}
-	if win.Empty() {
+	if win.Empty() || request.BlankQuery(req.Query) {
 		// Answered from the arguments alone: no search runs.
 		return resp, nil
 	}

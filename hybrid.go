@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
 )
@@ -86,19 +87,23 @@ type HybridStats struct {
 
 // HybridSearchResponse is the result of hybrid_search_context.
 type HybridSearchResponse struct {
-	Query            string          `json:"query"`
-	Results          []HybridResult  `json:"results"`
-	Count            int             `json:"count"`
-	FusionMethod     string          `json:"fusion_method"`
-	SearchModesUsed  []string        `json:"search_modes_used"`
-	FTSCount         int             `json:"fts_count"`
-	SemanticCount    int             `json:"semantic_count"`
-	Stats            *HybridStats    `json:"stats,omitempty"`
-	ClampedLimit     *ClampedLimit   `json:"clamped_limit,omitempty"`
-	RankDepthLimit   *RankDepthLimit `json:"rank_depth_limit,omitempty"`
-	Warnings         []string        `json:"warnings,omitempty"`
-	Error            string          `json:"error,omitempty"`
-	ValidationErrors []string        `json:"validation_errors,omitempty"`
+	Query           string          `json:"query"`
+	Results         []HybridResult  `json:"results"`
+	Count           int             `json:"count"`
+	FusionMethod    string          `json:"fusion_method"`
+	SearchModesUsed []string        `json:"search_modes_used"`
+	FTSCount        int             `json:"fts_count"`
+	SemanticCount   int             `json:"semantic_count"`
+	Stats           *HybridStats    `json:"stats,omitempty"`
+	ClampedLimit    *ClampedLimit   `json:"clamped_limit,omitempty"`
+	RankDepthLimit  *RankDepthLimit `json:"rank_depth_limit,omitempty"`
+	Warnings        []string        `json:"warnings,omitempty"`
+	// Causes are the failures behind the warnings, for the server's log:
+	// a warning shows a failure that is not the caller's fault only as a
+	// generic text.
+	Causes           []error  `json:"-"`
+	Error            string   `json:"error,omitempty"`
+	ValidationErrors []string `json:"validation_errors,omitempty"`
 }
 
 // HybridModes lists the search modes hybrid search can use, in order
@@ -167,7 +172,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		for i, m := range modes {
 			parts[i] = legName(m) + ": " + problem.Message
 		}
-		resp.Error = "All available search modes failed. " + strings.Join(parts, ". ")
+		resp.Error = "All available search modes failed. " + request.JoinSentences(parts)
 		resp.ValidationErrors = slices.Compact(slices.Clone(problem.Errors))
 		return resp, nil
 	}
@@ -182,7 +187,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		}
 		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.Message)
 	}
-	if win.Empty() {
+	if win.Empty() || request.BlankQuery(req.Query) {
 		return resp, nil // R-106: answered from the arguments alone
 	}
 	legDepth := hc.LegDepth()
@@ -214,7 +219,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 			case "semantic":
 				qv, err := e.gen.EmbedQuery(ctx, req.Query)
 				if err != nil {
-					semErr = fmt.Errorf("Failed to generate embedding for query: %w", err)
+					semErr = newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
 					return
 				}
 				em := roundMS(time.Since(began))
@@ -235,6 +240,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if slices.Contains(modes, "fts") {
 		if ftsErr != nil {
 			resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+publicMessage(ftsErr))
+			resp.Causes = append(resp.Causes, ftsErr)
 		} else {
 			used = append(used, "fts")
 		}
@@ -242,6 +248,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if slices.Contains(modes, "semantic") {
 		if semErr != nil {
 			resp.Warnings = append(resp.Warnings, "Semantic sub-search failed; results may be based on FTS only. Semantic: "+publicMessage(semErr))
+			resp.Causes = append(resp.Causes, semErr)
 		} else {
 			used = append(used, "semantic")
 		}
@@ -257,7 +264,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		if semErr != nil {
 			parts = append(parts, "Semantic: "+publicMessage(semErr))
 		}
-		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", strings.Join(parts, ". "))
+		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", request.JoinSentences(parts))
 	}
 	resp.SearchModesUsed = used
 	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
@@ -326,18 +333,17 @@ func legName(mode string) string {
 }
 
 // publicMessage is what a warning says of a failed leg: the message of an
-// engine error, else the innermost cause, without the layers of internal
-// context wrapped around it.
+// engine error; anything else (a driver's or a package's text) is not for
+// the caller, who learns only that something unexpected failed.
 func publicMessage(err error) string {
 	var ee *Error
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
 		return ee.Msg
+	case errors.Is(err, context.Canceled):
+		return "the request was cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the request timed out"
 	}
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
-		err = next
-	}
+	return cerrors.UnexpectedText
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
@@ -209,7 +210,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		finish()
 		return resp, nil
 	}
-	if win.Empty() {
+	if win.Empty() || request.BlankQuery(req.Query) {
 		return resp, nil // no embedding, no search
 	}
 	if !e.SemanticAvailable() {

@@ -46,15 +46,18 @@ func readHTTP(r *envReader, c *Config) {
 		}
 		ac.Token = v
 	}
+	// Read (and validated) whatever the provider, like every variable.
+	clientIDFallback := r.boolean("MCP_AUTH_JWT_CLIENT_ID_FALLBACK", false)
 	if ac.Provider == "jwt" {
 		ac.JWT = auth.JWTConfig{
-			PublicKey:   r.text("MCP_AUTH_JWT_PUBLIC_KEY"),
-			JWKSURI:     r.text("MCP_AUTH_JWT_JWKS_URI"),
-			Issuer:      r.text("MCP_AUTH_JWT_ISSUER"),
-			Audience:    r.text("MCP_AUTH_JWT_AUDIENCE"),
-			Algorithm:   r.text("MCP_AUTH_JWT_ALGORITHM"),
-			GroupsClaim: r.text("MCP_AUTH_GROUPS_CLAIM"),
-			RolesClaim:  r.text("MCP_AUTH_ROLES_CLAIM"),
+			ClientIDFallback: clientIDFallback,
+			PublicKey:        r.text("MCP_AUTH_JWT_PUBLIC_KEY"),
+			JWKSURI:          r.text("MCP_AUTH_JWT_JWKS_URI"),
+			Issuer:           r.text("MCP_AUTH_JWT_ISSUER"),
+			Audience:         r.text("MCP_AUTH_JWT_AUDIENCE"),
+			Algorithm:        r.text("MCP_AUTH_JWT_ALGORITHM"),
+			GroupsClaim:      r.text("MCP_AUTH_GROUPS_CLAIM"),
+			RolesClaim:       r.text("MCP_AUTH_ROLES_CLAIM"),
 		}
 	}
 	authn, err := auth.New(ac, c.Server.DefaultPrincipal)

@@ -45,6 +45,8 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 		{"jwt HS256 with a JWKS", map[string]string{"MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_JWKS_URI": "https://x/jwks", "MCP_AUTH_JWT_ALGORITHM": "HS256"},
 			"MCP_AUTH_JWT_JWKS_URI", "needs the shared secret"},
 		{"shutdown timeout", map[string]string{"SHUTDOWN_TIMEOUT_S": "0"}, "SHUTDOWN_TIMEOUT_S", "greater than 0"},
+		{"client id fallback", map[string]string{"MCP_AUTH_JWT_CLIENT_ID_FALLBACK": "maybe"}, "MCP_AUTH_JWT_CLIENT_ID_FALLBACK",
+			"must be a boolean: true, false, 1, 0, yes, no, on or off"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +80,22 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	p, err := c.HTTP.Auth(context.Background(), tok)
 	if err != nil || p.ID != "eve" {
 		t.Fatalf("ES256 token through the configured verifier: %+v %v", p, err)
+	}
+	// A token without sub is refused unless MCP_AUTH_JWT_CLIENT_ID_FALLBACK
+	// is on: a client id could otherwise take a user's name.
+	noSub, _ := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"client_id": "eve", "exp": time.Now().Add(time.Minute).Unix()}).SignedString(ecKey)
+	if p, err := c.HTTP.Auth(context.Background(), noSub); err == nil || err.Error() != "token has no sub claim" {
+		t.Fatalf("token without sub, fallback off (the default): %+v %v", p, err)
+	}
+	cf, err := FromEnv(lookupMap(map[string]string{
+		"DB_PATH": "/tmp/x.db", "MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": ecPEM, "MCP_AUTH_JWT_ALGORITHM": "ES256",
+		"MCP_AUTH_JWT_CLIENT_ID_FALLBACK": "true",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := cf.HTTP.Auth(context.Background(), noSub); err != nil || p.ID != "eve" {
+		t.Fatalf("token without sub, fallback on: %+v %v", p, err)
 	}
 	d, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
 	if err != nil || d.Transport != "stdio" || d.HTTP.Addr() != "0.0.0.0:8000" || d.HTTP.Stateful || d.HTTP.JSONResponse || d.AuthProvider != "none" {

@@ -40,6 +40,11 @@ var (
 	ErrEmbeddingModelChanged = errors.New("embedding model changed")
 )
 
+// UnexpectedText is what a caller is told about a failure that is not its
+// fault (a driver error, a bug): the driver's or package's own text may
+// name tables, constraints or Go types, so it goes to the log instead.
+const UnexpectedText = "an unexpected error occurred; the server log has the details"
+
 // Error is an engine error with the reference message text.
 type Error struct {
 	Kind error  // one of the sentinels

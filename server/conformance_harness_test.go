@@ -34,7 +34,7 @@ type M = map[string]any
 // search backend (SEARCH_BACKEND) serving its full-text search.
 type storeKind struct {
 	name   string
-	open   func(t *testing.T) persist.Store
+	open   func(t testing.TB) persist.Store
 	search string // contextd.BackendInProcess or contextd.BackendNative
 }
 
@@ -48,7 +48,7 @@ func storeKinds() []storeKind {
 	}
 }
 
-func openSQLiteStore(t *testing.T) persist.Store {
+func openSQLiteStore(t testing.TB) persist.Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ctx.db")
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: path})
@@ -165,7 +165,7 @@ func withCraftedIDs() envOption {
 
 // env is one engine over one store, with one MCP client per principal.
 type env struct {
-	t        *testing.T // the test that owns the env and its clients
+	t        testing.TB // the test (or fuzz target) that owns the env and its clients
 	kind     storeKind
 	eng      *contextd.Engine
 	st       persist.Store
@@ -193,7 +193,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, env *env), opts ...envOpti
 	}
 }
 
-func newEnv(t *testing.T, kind storeKind, opts ...envOption) *env {
+func newEnv(t testing.TB, kind storeKind, opts ...envOption) *env {
 	t.Helper()
 	var s envSettings
 	for _, o := range opts {
@@ -222,7 +222,7 @@ func newEnv(t *testing.T, kind storeKind, opts ...envOption) *env {
 }
 
 // session returns the (cached) connected client of principal.
-func (e *env) session(t *testing.T, principal string) *session {
+func (e *env) session(t testing.TB, principal string) *session {
 	t.Helper()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -259,7 +259,7 @@ func (e *env) session(t *testing.T, principal string) *session {
 }
 
 // as returns the MCP client of principal.
-func (e *env) as(t *testing.T, principal string) *client.Client {
+func (e *env) as(t testing.TB, principal string) *client.Client {
 	t.Helper()
 	return e.session(t, principal).c
 }

@@ -388,6 +388,13 @@ func jsonString(s string) (any, bool) {
 	if t == "" {
 		return nil, false
 	}
+	if mayHoldInvalidText([]byte(t)) { // keep it refusable (rawtext.go)
+		v, err := decodePreserving([]byte(t))
+		if err != nil {
+			return nil, false
+		}
+		return exactNumbers(v), true
+	}
 	var v any
 	if err := json.Unmarshal([]byte(t), &v); err != nil {
 		return nil, false

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/pyfmt"
 )
 
@@ -25,7 +26,7 @@ func decodeStoreEntry(m map[string]any) contextd.StoreBatchItem {
 	var first error
 	fail := func(msg string) {
 		if first == nil {
-			first = errors.New(msg)
+			first = cerrors.Invalidf("%s", msg) // the caller's fault: shown as is
 		}
 	}
 
@@ -99,7 +100,7 @@ func decodeUpdateEntry(m map[string]any) contextd.UpdateBatchItem {
 	var first error
 	fail := func(msg string) {
 		if first == nil {
-			first = errors.New(msg)
+			first = cerrors.Invalidf("%s", msg) // the caller's fault: shown as is
 		}
 	}
 

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/contextd/contextd"
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -32,7 +33,9 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 		}
 	}
 	raw := req.Params.Arguments
-	if m, ok := exactArguments(req.Params.RawArguments); ok {
+	if m, ok := textPreservingArguments(req.Params.RawArguments); ok {
+		raw = m
+	} else if m, ok := exactArguments(req.Params.RawArguments); ok {
 		raw = m
 	}
 	in, err := argumentMap(raw)
@@ -42,6 +45,19 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 	v, err := t.Call(ctx, s.eng, in)
 	if err != nil {
 		return s.failed(t, err), nil
+	}
+	// What the caller was told only generically goes to the log in full.
+	switch r := v.(type) {
+	case *contextd.BatchResponse:
+		for i := 0; r != nil && i < len(r.Results); i++ {
+			if c := r.Results[i].Cause; c != nil {
+				s.log.Error("batch item failed", "tool", t.Spec.Name, "index", i, "error", c)
+			}
+		}
+	case *contextd.HybridSearchResponse:
+		for i := 0; r != nil && i < len(r.Causes); i++ {
+			s.log.Warn("hybrid search leg failed", "tool", t.Spec.Name, "error", r.Causes[i])
+		}
 	}
 	if isNil(v) {
 		if !t.Array {
@@ -59,9 +75,17 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 	return mcp.NewToolResultStructured(json.RawMessage(text), string(text)), nil
 }
 
+// unexpectedText replaces the text of an unexpected failure: it may be a
+// driver's or a package's message (a table name, a constraint, a Go type),
+// which says nothing useful to a caller and something to an attacker. The
+// detail goes to the log instead.
+const unexpectedText = cerrors.UnexpectedText
+
 // failed maps an error to a tool error result: engine errors and argument
-// errors carry the reference text as is; anything else is unexpected and
-// wrapped with the tool's failure prefix.
+// errors carry the reference text as is; anything else is unexpected:
+// logged in full and answered with the tool's failure prefix and
+// a generic text, or the context's own reason when the call was cancelled
+// or timed out.
 func (s *Server) failed(t *Tool, err error) *mcp.CallToolResult {
 	var ce *contextd.Error
 	var ae *argError
@@ -74,7 +98,13 @@ func (s *Server) failed(t *Tool, err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError(err.Error())
 	}
 	s.log.Error("tool failed", "tool", t.Spec.Name, "error", err)
-	return mcp.NewToolResultError(t.Failure + ": " + err.Error())
+	switch {
+	case errors.Is(err, context.Canceled):
+		return mcp.NewToolResultError(t.Failure + ": the request was cancelled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return mcp.NewToolResultError(t.Failure + ": the request timed out")
+	}
+	return mcp.NewToolResultError(t.Failure + ": " + unexpectedText)
 }
 
 // marshalJSON encodes v without HTML escaping (text such as <mark> stays

@@ -82,12 +82,14 @@ func TestHandleErrorMapping(t *testing.T) {
 		{"engine error verbatim", func() (any, error) {
 			return nil, &contextd.Error{Kind: contextd.ErrNotFound, Msg: "Context entry with ID x not found"}
 		}, "Context entry with ID x not found", true},
-		{"unexpected error wrapped", func() (any, error) { return nil, errors.New("disk full") }, "Failed to do things: disk full", true},
+		{"unexpected error: logged, shown as the generic text", func() (any, error) { return nil, errors.New("disk full") }, "Failed to do things: " + unexpectedText, true},
 		{"argument error verbatim", func() (any, error) {
 			return nil, &argError{Param: "images", Msg: `Image 0 is missing required "data" field`}
 		}, `Image 0 is missing required "data" field`, true},
-		{"panic becomes a tool error", func() (any, error) { panic("boom") }, "Failed to do things: internal error: boom", true},
-		{"nil result is an error", func() (any, error) { return (*contextd.StoreResponse)(nil), nil }, "Failed to do things: the engine returned no result", true},
+		{"panic becomes a tool error", func() (any, error) { panic("boom") }, "Failed to do things: " + unexpectedText, true},
+		{"nil result is an error", func() (any, error) { return (*contextd.StoreResponse)(nil), nil }, "Failed to do things: " + unexpectedText, true},
+		{"cancelled", func() (any, error) { return nil, fmt.Errorf("store: %w", context.Canceled) }, "Failed to do things: the request was cancelled", true},
+		{"timed out", func() (any, error) { return nil, context.DeadlineExceeded }, "Failed to do things: the request timed out", true},
 		{"success", func() (any, error) {
 			return &contextd.DeleteResponse{Success: true, DeletedCount: 2, Message: "a<b"}, nil
 		}, `{"success":true,"deleted_count":2,"message":"a<b"}`, false},

@@ -87,7 +87,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
-	mux.Handle(MCPPath, auth.Require(authn, s.log, mcpHandler))
+	mux.Handle(MCPPath, auth.Require(authn, s.log, refuseUnparsable(mcpHandler)))
 	return mux
 }
 

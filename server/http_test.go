@@ -416,13 +416,21 @@ func TestHTTPTokenRefusals(t *testing.T) {
 	c := mustDial(t, env.url, sg.token(t, claimsFor("alice")))
 	st := c.ok("get_statistics", nil)
 	wantEqual(t, "entries", st["total_entries"], any(float64(0)))
-	// A sub-less token falls back to client_id.
+	// A sub-less token is refused by default ("no sub" above); with
+	// MCP_AUTH_JWT_CLIENT_ID_FALLBACK it names its client_id.
+	ac := jwtAuth(jwks.URL)
+	ac.JWT.ClientIDFallback = true
+	fb := newHTTPEnv(t, ac, contextd.Config{})
 	cl := claimsFor("")
 	delete(cl, "sub")
 	cl["client_id"] = "svc-1"
-	svc := mustDial(t, env.url, sg.token(t, cl))
+	if code, _ := rawPost(t, env.url, "Bearer "+sg.token(t, cl)); code != http.StatusUnauthorized {
+		t.Fatalf("sub-less token without the fallback: status %d, want 401", code)
+	}
+	svc := mustDial(t, fb.url, sg.token(t, cl))
 	id := svc.ok("store_context", M{"thread_id": "svc", "source": "agent", "text": "x"})["context_id"].(string)
-	wantEqual(t, "svc owns", c.readable(id), false)
+	alice := mustDial(t, fb.url, sg.token(t, claimsFor("alice")))
+	wantEqual(t, "svc owns", alice.readable(id), false)
 }
 
 func TestHTTPJWKSRotation(t *testing.T) {

@@ -26,8 +26,11 @@ type Tool struct {
 	// (R-005).
 	Writes bool
 	// Failure prefixes an unexpected error in the tool result, e.g.
-	// "Failed to store context" (R-004). A *contextd.Error is shown as is.
-	// Empty means "Failed to run <name>".
+	// "Failed to store context" (R-004). A *contextd.Error is shown as is;
+	// any other error is logged, and the caller reads only Failure and a
+	// generic text (contextd's errors.UnexpectedText), so a driver's or a
+	// package's message never reaches a client. Empty means "Failed to
+	// run <name>".
 	Failure string
 	// Array marks a tool whose result is a JSON array: structuredContent
 	// wraps it as {"result": [...]} and a nil result is [] (R-006).

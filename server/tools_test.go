@@ -99,7 +99,7 @@ func TestOptionsTools(t *testing.T) {
 		t.Fatalf("echo structured: %s", b)
 	}
 	r = call(map[string]any{"fail": true})
-	if got := resultText(t, r); !r.IsError || got != "Failed to run echo_knowledge: asked to fail" {
+	if got := resultText(t, r); !r.IsError || got != "Failed to run echo_knowledge: "+unexpectedText {
 		t.Fatalf("failure: got isError=%v %q", r.IsError, got)
 	}
 

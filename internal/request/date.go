@@ -49,9 +49,12 @@ type Date struct {
 }
 
 // ParseDate parses the date parameter param. A date-only value means the
-// start of its day, or with endOfDay its last microsecond; a value without
-// an offset is UTC.
-func ParseDate(param, v string, endOfDay bool) (*Date, error) {
+// start of its day, or for an end bound (end) its last microsecond; a
+// value without an offset is UTC. An end bound given to the second without
+// a fraction means the last microsecond of that second: timestamps are
+// stored to the microsecond but shown to the second (WireTime), so an
+// entry's own created_at used as both bounds must find it.
+func ParseDate(param, v string, end bool) (*Date, error) {
 	if v == "" {
 		return nil, cerrors.Invalidf(`Invalid %s format: "%s". Use ISO 8601 format (e.g., "2025-11-29" or "2025-11-29T10:00:00")`, param, v)
 	}
@@ -101,7 +104,10 @@ func ParseDate(param, v string, endOfDay bool) (*Date, error) {
 		return nil, bad()
 	}
 	canon := t.Format("2006-01-02")
-	if dateOnly && endOfDay {
+	if end && !dateOnly && m[7] == "" {
+		t = t.Add(time.Second - time.Microsecond)
+	}
+	if dateOnly && end {
 		t = t.Add(24*time.Hour - time.Microsecond)
 		canon += "T23:59:59.999999"
 	} else if !dateOnly {

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,6 +12,71 @@ import (
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/pyfmt"
 )
+
+// Shape limits of a metadata object, the same on every backend. SQLite's
+// json_valid refuses nesting deeper than 1000 levels, which used to reach
+// the caller as the driver's CHECK-constraint text; 64 levels is far below
+// that and above any real document. The size bounds one entry's metadata
+// as compact JSON.
+const (
+	MaxMetadataDepth = 64
+	MaxMetadataBytes = 1 << 20
+)
+
+// MarshalMetadata checks the shape of a metadata object (or patch) named
+// field and returns its JSON. It runs after CheckMetadataValues, so md
+// holds nothing json.Marshal refuses. Levels count objects and arrays:
+// {"a":{"b":1}} has 2. The walk stops one level past the limit, so a
+// value built in Go that contains itself is refused, not followed.
+func MarshalMetadata(field string, md map[string]any) (json.RawMessage, error) {
+	if tooDeep(md, 1) {
+		return nil, cerrors.Invalidf("%s is nested too deeply: at most %d levels of objects and arrays are allowed", field, MaxMetadataDepth)
+	}
+	raw, err := json.Marshal(md)
+	if err != nil {
+		return nil, cerrors.Invalidf("%s must be a JSON object", field)
+	}
+	if err := CheckMetadataSize(field, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// CheckMetadataSize refuses metadata larger than MaxMetadataBytes as JSON.
+func CheckMetadataSize(field string, raw []byte) error {
+	if len(raw) > MaxMetadataBytes {
+		return cerrors.Invalidf("%s is too large: %d bytes as JSON, maximum is %d bytes", field, len(raw), MaxMetadataBytes)
+	}
+	return nil
+}
+
+// tooDeep reports whether v, found at level depth, nests objects and
+// arrays deeper than MaxMetadataDepth.
+func tooDeep(v any, depth int) bool {
+	var kids []any
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			kids = append(kids, e)
+		}
+	case []any:
+		kids = x
+	default:
+		return false
+	}
+	if depth > MaxMetadataDepth {
+		return true
+	}
+	for _, e := range kids {
+		switch e.(type) {
+		case map[string]any, []any:
+			if tooDeep(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // CheckMetadataValues rejects non-finite numbers and unstorable strings at
 // any depth of a metadata object.

@@ -165,6 +165,13 @@ func TestParseDateRange(t *testing.T) {
 		{"week date compact end", "", "2025W486", "", "2025-11-29T23:59:59.999999Z", ""},
 		{"week 1 of 2026", "2026-W01", "", "2025-12-29T00:00:00Z", "", ""},
 		{"week 54", "2025-W54", "", "", "", "Invalid start_date format"},
+		// An end bound to the second covers the whole second, as rendered
+		// timestamps are; a start bound, or an end with a fraction, is exact.
+		{"end to the second", "2025-11-29T10:00:05Z", "2025-11-29T10:00:05Z", "2025-11-29T10:00:05Z", "2025-11-29T10:00:05.999999Z", ""},
+		{"end to the second with offset", "", "2025-11-29T12:00:05+02:00", "", "2025-11-29T10:00:05.999999Z", ""},
+		{"end with a fraction", "", "2025-11-29T10:00:05.25", "", "2025-11-29T10:00:05.25Z", ""},
+		{"end to the minute", "", "2025-11-29T10:00", "", "2025-11-29T10:00:00.999999Z", ""},
+		{"reversed within a second", "2025-11-29T10:00:06", "2025-11-29T10:00:05", "", "", "Invalid date range: start_date (2025-11-29T10:00:06) is after end_date (2025-11-29T10:00:05.999999)"},
 		{"feb 30", "2025-02-30", "", "", "", "Invalid start_date format"},
 	}
 	for _, c := range cases {

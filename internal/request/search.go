@@ -67,6 +67,29 @@ func CheckQuery(q string) error {
 	return nil
 }
 
+// BlankQuery reports a query of whitespace only (Python's str.strip
+// leaves nothing). Such a query has no term to match and no meaning to
+// embed, so fts, semantic and hybrid search answer it the same way: no
+// results and no error, like a query of operator words only,
+// after the filters are validated and without running a search or an
+// embedding call (as a page past the depth, R-332). Embedding it would
+// return whatever entries lie nearest to the model's vector for blank
+// text, which are unrelated to anything the caller asked.
+func BlankQuery(q string) bool { return q != "" && pyfmt.Strip(q) == "" }
+
+// JoinSentences joins messages with ". " so that a message already ending
+// in a period does not end up with two ("...keys.. Semantic: ...").
+func JoinSentences(parts []string) string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		if i < len(parts)-1 {
+			p = strings.TrimSuffix(p, ".")
+		}
+		out[i] = p
+	}
+	return strings.Join(out, ". ")
+}
+
 // FullTextQueryProblem reports a query full-text search cannot parse: an
 // embedded NUL or invalid UTF-8 (a lone surrogate), R-091. It is a
 // validation problem of the full-text leg, not an error.

@@ -98,9 +98,9 @@ func ValidateStore(in StoreInput, o Options) (*Store, error) {
 		if err := CheckIndexedFields(o.IndexedFields, in.Metadata); err != nil {
 			return nil, err
 		}
-		raw, err := json.Marshal(in.Metadata)
+		raw, err := MarshalMetadata("metadata", in.Metadata)
 		if err != nil {
-			return nil, cerrors.Invalidf("metadata: %v", err)
+			return nil, err
 		}
 		ps.Metadata = raw
 	}

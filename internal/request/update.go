@@ -92,11 +92,18 @@ func ValidateUpdate(in UpdateInput, o Options) (*Update, error) {
 		}
 	}
 	if in.Metadata != nil {
-		raw, err := json.Marshal(in.Metadata)
+		raw, err := MarshalMetadata("metadata", in.Metadata)
 		if err != nil {
-			return nil, cerrors.Invalidf("metadata: %v", err)
+			return nil, err
 		}
 		pu.Metadata, pu.HasMeta = raw, true
+	}
+	if in.MetadataPatch != nil {
+		// The merge keeps the depth within the larger of the stored
+		// object's and the patch's; its size is checked after the merge.
+		if _, err := MarshalMetadata("metadata_patch", in.MetadataPatch); err != nil {
+			return nil, err
+		}
 	}
 	pu.Patch = in.MetadataPatch
 	if in.Tags != nil {
@@ -120,7 +127,10 @@ func MergePatch(target json.RawMessage, patch map[string]any) (json.RawMessage, 
 	}
 	out, err := json.Marshal(mergeValue(cur, patch))
 	if err != nil {
-		return nil, cerrors.Invalidf("metadata_patch: %v", err)
+		return nil, cerrors.Invalidf("metadata_patch must be a JSON object")
+	}
+	if err := CheckMetadataSize("metadata after applying metadata_patch", out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package request
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -173,5 +174,54 @@ func TestResolveIDs(t *testing.T) {
 	plain := errors.New("disk")
 	if WrapIDErr("x: ", plain) != plain {
 		t.Fatal("WrapIDErr must pass a plain error unchanged")
+	}
+}
+
+func TestMarshalMetadataShape(t *testing.T) {
+	nest := func(n int) map[string]any {
+		var v any = "x"
+		for range n {
+			v = map[string]any{"a": v}
+		}
+		return v.(map[string]any)
+	}
+	if _, err := MarshalMetadata("metadata", nest(MaxMetadataDepth)); err != nil {
+		t.Fatalf("64 levels: %v", err)
+	}
+	for _, md := range []map[string]any{nest(MaxMetadataDepth + 1), nest(5000), {"l": []any{[]any{nest(MaxMetadataDepth - 2)}}}} {
+		_, err := MarshalMetadata("metadata_patch", md)
+		if err == nil || err.Error() != "metadata_patch is nested too deeply: at most 64 levels of objects and arrays are allowed" {
+			t.Fatalf("got %v", err)
+		}
+	}
+	// A map that contains itself is refused, not followed.
+	cyc := map[string]any{}
+	cyc["self"] = cyc
+	if _, err := MarshalMetadata("metadata", cyc); err == nil {
+		t.Fatal("a cyclic map was accepted")
+	}
+	big := map[string]any{"b": strings.Repeat("x", MaxMetadataBytes)}
+	if _, err := MarshalMetadata("metadata", big); err == nil || err.Error() != "metadata is too large: 1048584 bytes as JSON, maximum is 1048576 bytes" {
+		t.Fatalf("got %v", err)
+	}
+	stored, _ := json.Marshal(map[string]any{"a": strings.Repeat("a", 600_000)})
+	if _, err := MergePatch(stored, map[string]any{"b": strings.Repeat("b", 600_000)}); err == nil ||
+		err.Error() != "metadata after applying metadata_patch is too large: 1200015 bytes as JSON, maximum is 1048576 bytes" {
+		t.Fatalf("merge: got %v", err)
+	}
+}
+
+func TestBlankQueryAndJoinSentences(t *testing.T) {
+	for q, want := range map[string]bool{"": false, " ": true, "\t\n\u3000\x1c": true, " a ": false, "\u200b": false} {
+		if BlankQuery(q) != want {
+			t.Fatalf("BlankQuery(%q) = %v", q, !want)
+		}
+	}
+	got := JoinSentences([]string{"FTS: at most 100 keys.", "Semantic: at most 100 keys."})
+	if want := "FTS: at most 100 keys. Semantic: at most 100 keys."; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := JoinSentences([]string{"FTS: x", "Semantic: y"}); got != "FTS: x. Semantic: y" {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -68,6 +68,13 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("invalid configuration: %s=%q: %s", e.Var, e.Value, e.Reason)
 }
 
+// Rejection is an authentication failure whose Reason is safe to show the
+// caller: it describes the token's shape, never key material or a
+// library's text. Require puts it in the 401 body's error_description.
+type Rejection struct{ Reason string }
+
+func (e *Rejection) Error() string { return e.Reason }
+
 // errUnauthenticated is the error of a request without credentials.
 var errUnauthenticated = errors.New("missing bearer token")
 
@@ -147,7 +154,13 @@ func Require(auth Authenticator, log *slog.Logger, next http.Handler) http.Handl
 			log.Debug("unauthenticated request", "remote", r.RemoteAddr, "error", err)
 			challenge := `Bearer realm="mcp"`
 			desc := "authentication required"
-			if !errors.Is(err, errUnauthenticated) {
+			var rej *Rejection
+			switch {
+			case errors.Is(err, errUnauthenticated):
+			case errors.As(err, &rej):
+				challenge += `, error="invalid_token"`
+				desc = rej.Reason
+			default:
 				challenge += `, error="invalid_token"`
 				desc = "invalid token"
 			}

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -147,5 +148,87 @@ func TestJWTStaticKeys(t *testing.T) {
 		if tc.ok && (p.ID != "svc" || strings.Join(p.Roles, ",") != "publisher,3" || p.Groups != nil) {
 			t.Fatalf("%s: principal %+v", tc.alg, p)
 		}
+	}
+}
+
+// TestJWTCritRefused: RFC 7515 4.1.11, a token whose header lists critical
+// extensions the server does not understand (it understands none) gets a
+// 401 naming why, whether crit is well formed or not, and the request
+// never reaches the handler.
+func TestJWTCritRefused(t *testing.T) {
+	auth, err := New(Config{Provider: "jwt", JWT: JWTConfig{PublicKey: "k", Algorithm: "HS256"}}, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := false
+	h := Require(auth, nil, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	claims := jwt.MapClaims{"sub": "bob", "exp": time.Now().Add(time.Minute).Unix()}
+	plain, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte("k"))
+	for _, crit := range []any{[]string{"b64"}, []string{"x-unknown", "exp"}, "b64", []string{}, 7} {
+		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+		tok.Header["crit"] = crit
+		tok.Header["b64"] = false
+		signed, _ := tok.SignedString([]byte("k"))
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.Header.Set("Authorization", "Bearer "+signed)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		want := `{"error":"invalid_token","error_description":"token header 'crit' names parameters this server does not understand (RFC 7515 section 4.1.11)"}`
+		if w.Code != 401 || w.Body.String() != want || reached {
+			t.Fatalf("crit %v: %d %s (reached %v), want 401 %s", crit, w.Code, w.Body, reached, want)
+		}
+	}
+	r := httptest.NewRequest("POST", "/mcp", nil)
+	r.Header.Set("Authorization", "Bearer "+plain)
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if !reached {
+		t.Fatal("the same token without crit was refused")
+	}
+}
+
+// TestJWTClientIDFallback (R-300): a token without sub names its client
+// only when ClientIDFallback is on (client_id, then azp); by default it is
+// refused, since a client id shares one namespace with user ids.
+func TestJWTClientIDFallback(t *testing.T) {
+	exp := time.Now().Add(time.Minute).Unix()
+	sign := func(c jwt.MapClaims) string {
+		c["exp"] = exp
+		s, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString([]byte("k"))
+		return s
+	}
+	tests := []struct {
+		claims   jwt.MapClaims
+		fallback bool
+		want     string // the principal, or the error
+	}{
+		{jwt.MapClaims{"sub": "alice", "client_id": "c1"}, false, "alice"},
+		{jwt.MapClaims{"client_id": "alice"}, false, "error: token has no sub claim"},
+		{jwt.MapClaims{"sub": "", "azp": "alice"}, false, "error: token has no sub claim"},
+		{jwt.MapClaims{"client_id": "c1", "azp": "a1"}, true, "c1"},
+		{jwt.MapClaims{"azp": "a1"}, true, "a1"},
+		{jwt.MapClaims{"scope": "x"}, true, "error: token has no sub claim"},
+	}
+	for _, tc := range tests {
+		auth, err := New(Config{Provider: "jwt", JWT: JWTConfig{PublicKey: "k", Algorithm: "HS256", ClientIDFallback: tc.fallback}}, "local")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := auth(context.Background(), sign(tc.claims))
+		got := p.ID
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != tc.want {
+			t.Fatalf("%v fallback=%v: got %q, want %q", tc.claims, tc.fallback, got, tc.want)
+		}
+	}
+	// The 401 body names the reason.
+	auth, _ := New(Config{Provider: "jwt", JWT: JWTConfig{PublicKey: "k", Algorithm: "HS256"}}, "local")
+	r := httptest.NewRequest("POST", "/mcp", nil)
+	r.Header.Set("Authorization", "Bearer "+sign(jwt.MapClaims{"client_id": "alice"}))
+	w := httptest.NewRecorder()
+	Require(auth, nil, http.NotFoundHandler()).ServeHTTP(w, r)
+	if want := `{"error":"invalid_token","error_description":"token has no sub claim"}`; w.Code != 401 || w.Body.String() != want {
+		t.Fatalf("got %d %s, want 401 %s", w.Code, w.Body, want)
 	}
 }

@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,6 +31,12 @@ type JWTConfig struct {
 	GroupsClaim, RolesClaim string
 	// HTTPClient fetches the JWKS (nil: a client with a 10 s timeout).
 	HTTPClient *http.Client
+	// ClientIDFallback names a token without sub by its client_id (then
+	// azp), as upstream does (MCP_AUTH_JWT_CLIENT_ID_FALLBACK). Off by
+	// default: a client id shares one namespace with user ids, so an IdP
+	// that lets a client be registered as "alice" would hand it alice's
+	// entries. Turn it on only where the IdP keeps the two apart.
+	ClientIDFallback bool
 	// JWKSRefreshInterval bounds how often an unknown kid may trigger a
 	// refetch (default 10 s) and JWKSMaxAge how long keys are trusted
 	// before the next fetch (default 1 h).
@@ -127,8 +132,25 @@ func parseStaticKey(alg, text string) (any, error) {
 	return k, nil
 }
 
+// errCrit is the refusal of a token whose header lists critical
+// extensions: RFC 7515 4.1.11 requires refusing a token naming one the
+// recipient does not understand, and this server understands none. The
+// names are not echoed: they are the caller's text.
+var errCrit = &Rejection{Reason: "token header 'crit' names parameters this server does not understand (RFC 7515 section 4.1.11)"}
+
+// errNoSub refuses a token without a subject (when the client id fallback
+// is off, or the token carries no client id either).
+var errNoSub = &Rejection{Reason: "token has no sub claim"}
+
 func (v *jwtVerifier) keyFunc(ctx context.Context) jwt.Keyfunc {
 	return func(tok *jwt.Token) (any, error) {
+		// Checked before any key is looked up, so a crit token never
+		// triggers a JWKS fetch. Any crit at all is refused, including a
+		// malformed one (not a list of names, or empty: RFC 7515 forbids
+		// both).
+		if _, ok := tok.Header["crit"]; ok {
+			return nil, errCrit
+		}
 		if v.key != nil {
 			return v.key, nil
 		}
@@ -146,14 +168,14 @@ func (v *jwtVerifier) authenticate(ctx context.Context, token string) (contextd.
 		return contextd.Principal{}, err
 	}
 	p := contextd.Principal{ID: claimString(claims, "sub")}
-	if p.ID == "" { // fall back to the token's client id
+	if p.ID == "" && v.cfg.ClientIDFallback { // R-300 [U+], opt-in
 		p.ID = claimString(claims, "client_id")
 		if p.ID == "" {
 			p.ID = claimString(claims, "azp")
 		}
 	}
 	if p.ID == "" {
-		return contextd.Principal{}, errors.New("token has no sub")
+		return contextd.Principal{}, errNoSub
 	}
 	p.Groups = claimList(claims, v.cfg.GroupsClaim)
 	p.Roles = claimList(claims, v.cfg.RolesClaim)
