@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/internal/search"
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
@@ -196,43 +196,17 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	// highlight; in-process ones compute them from the text.
 	highlight := e.cfg.Rerank.Reranker != nil && e.fts.NativeHighlights()
 
-	var (
-		wg                 sync.WaitGroup
-		ftsHits            []ftsHit
-		semHits            []vecHit
-		ftsErr, semErr     error
-		ftsStats, semStats LegStats
-	)
-	for _, m := range modes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			began := time.Now()
-			switch m {
-			case "fts":
-				var plan string
-				ftsHits, plan, ftsErr = e.ftsRank(ctx, acc, f, ftsQuery, ftsMode, legDepth, highlight, req.ExplainQuery)
-				ftsStats = LegStats{ExecutionTimeMS: roundMS(time.Since(began)), Candidates: len(ftsHits)}
-				if plan != "" {
-					ftsStats.QueryPlan = &plan
-				}
-			case "semantic":
-				qv, err := e.gen.EmbedQuery(ctx, req.Query)
-				if err != nil {
-					semErr = newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
-					return
-				}
-				em := roundMS(time.Since(began))
-				var plan string
-				semHits, plan, semErr = e.semanticRank(ctx, acc, f, qv, legDepth, req.ExplainQuery)
-				semStats = LegStats{ExecutionTimeMS: roundMS(time.Since(began)), Candidates: len(semHits), EmbeddingGenerationMS: &em}
-				if plan != "" {
-					semStats.QueryPlan = &plan
-				}
-			}
-		}()
+	legs := search.Legs{FullText: e.fts}
+	if slices.Contains(modes, "fts") {
+		legs.Text = &search.FullTextQuery{Filter: f.Filter, Text: ftsQuery, Mode: ftsMode, Depth: legDepth, Highlight: highlight, Explain: req.ExplainQuery}
 	}
-	wg.Wait()
+	if slices.Contains(modes, "semantic") {
+		legs.Vectors, legs.Vector = e.vec.vs, &search.VectorQuery{Filter: f.Filter, Depth: legDepth, Explain: req.ExplainQuery}
+		legs.Embed = func(ctx context.Context) ([]float32, error) { return e.gen.EmbedQuery(ctx, req.Query) }
+	}
+	lr := legs.Run(ctx, acc)
+	ftsHits, semHits, ftsErr, semErr := lr.Text, lr.Vectors, lr.TextLeg.Err, lr.VectorLeg.Err
+	ftsStats, semStats := legStats(lr.TextLeg, len(ftsHits)), legStats(lr.VectorLeg, len(semHits))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -323,6 +297,22 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		resp.Stats = st
 	}
 	return resp, nil
+}
+
+// legStats reports one leg in the explain statistics.
+func legStats(l search.Leg, candidates int) LegStats {
+	if l.Err != nil && l.Elapsed == 0 {
+		return LegStats{} // failed before it searched
+	}
+	st := LegStats{ExecutionTimeMS: roundMS(l.Elapsed), Candidates: candidates}
+	if l.Embedded {
+		em := roundMS(l.Embed)
+		st.EmbeddingGenerationMS = &em
+	}
+	if l.Plan != "" {
+		st.QueryPlan = &l.Plan
+	}
+	return st
 }
 
 func legName(mode string) string {
