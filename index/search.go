@@ -45,6 +45,10 @@ type Query struct {
 	// the access and filter fields, instead of the catalog's bitmap: for
 	// side-by-side benchmarks and as a second oracle in tests.
 	TermPrefilter bool
+	// GlobalStats scores with the statistics of every indexed entry (the
+	// behaviour before readable-set statistics, stats.go): for
+	// side-by-side benchmarks and as the leaking baseline in tests.
+	GlobalStats bool
 }
 
 // Hit is one ranked entry. Spans are the byte ranges of matched terms in
