@@ -27,7 +27,7 @@ func (s ReadableStats) DocFreqs(ctx context.Context, words []string) ([]int, int
 	ix := s.ix
 	ix.view.RLock()
 	defer ix.view.RUnlock()
-	st, err := ix.readerStats(s.acc, false)
+	st, err := ix.readerStats(s.acc, false, nil)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
@@ -38,15 +39,16 @@ const (
 
 // rank selects and scores the candidates of tq (wrapped in the prefilter by
 // wrap) and returns Bleve's result, reordered by the BM25 stage when it
-// applies, with the query that produced it.
-func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query) (*bleve.SearchResult, query.Query, error) {
+// applies, with the query that produced it. readable is q's caller's
+// readable set when the caller has it (nil: computed here).
+func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query, readable *roaring.Bitmap) (*bleve.SearchResult, query.Query, error) {
 	rescore := !b.prefix && len(b.terms) > 0
 	depth := q.Size
 	var st *collStats
 	if rescore {
 		depth = max(depth, rescoreDepth)
 		var err error
-		if st, err = ix.readerStats(q.Access, q.GlobalStats); err != nil {
+		if st, err = ix.readerStats(q.Access, q.GlobalStats, readable); err != nil {
 			return nil, nil, fmt.Errorf("index: search: %w", err)
 		}
 		defer st.close()

@@ -37,6 +37,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/numeric"
 	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // collStats are the BM25 statistics of one search's collection.
@@ -50,12 +51,17 @@ type collStats struct {
 	r        bindex.IndexReader
 	segs     []statSeg
 	df       map[string]int
+	// total is the segments' documents; scanned the postings counted so
+	// far; local whether the segments' readable bitmaps are built (docFreq).
+	total, scanned uint64
+	local          bool
 }
 
 // statSeg is one segment of the reader with its ordinal array.
 type statSeg struct {
-	ss   *scorch.SegmentSnapshot
-	ords []uint32
+	ss    *scorch.SegmentSnapshot
+	ords  []uint32
+	local *roaring.Bitmap // the readable local documents, once built
 }
 
 func (s *collStats) avgdl() float64 {
@@ -97,6 +103,7 @@ func (ix *Index) statsFor(r bindex.IndexReader, readable *roaring.Bitmap) (*coll
 			return nil, err
 		}
 		st.segs = append(st.segs, statSeg{ss: ss, ords: e.ords})
+		st.total += uint64(len(e.ords))
 	}
 	return st, nil
 }
@@ -114,14 +121,33 @@ func (s *collStats) docFreq(ctx context.Context, term string) (int, error) {
 		}
 		n = int(tfr.Count())
 		_ = tfr.Close()
-	} else {
-		for _, sg := range s.segs {
-			c, err := s.segmentDocFreq(sg, term)
-			if err != nil {
-				return 0, err
-			}
-			n += c
+		s.df[term] = n
+		return n, nil
+	}
+	lists := make([]segPostings, len(s.segs))
+	var postings uint64
+	for k := range s.segs {
+		p, err := s.segs[k].postings(term)
+		if err != nil {
+			return 0, err
 		}
+		lists[k] = p
+		postings += p.count
+	}
+	// Scanning postings costs about as much per posting as building each
+	// segment's bitmap of readable documents costs per document; once the
+	// query's terms have more postings than the index has documents, the
+	// bitmaps are built and each further count is one intersection.
+	if !s.local && s.scanned+postings > s.total {
+		s.buildLocal()
+	}
+	s.scanned += postings
+	for k := range s.segs {
+		c, err := s.count(&s.segs[k], lists[k])
+		if err != nil {
+			return 0, err
+		}
+		n += c
 	}
 	s.df[term] = n
 	return n, nil
@@ -137,56 +163,101 @@ func (s *collStats) readableOrd(ords []uint32, local uint64) bool {
 	return o != noOrd && int(o>>6) < len(s.dense) && s.dense[o>>6]&(1<<(o&63)) != 0
 }
 
-// segmentDocFreq counts the readable live documents of one segment that
-// hold term.
-func (s *collStats) segmentDocFreq(sg statSeg, term string) (int, error) {
+// buildLocal builds each segment's bitmap of the local documents whose
+// ordinal is readable (deleted documents are left to the postings, which
+// exclude them).
+func (s *collStats) buildLocal() {
+	buf := make([]uint32, 0, 1024)
+	for k := range s.segs {
+		buf = buf[:0]
+		for i := range s.segs[k].ords {
+			if s.readableOrd(s.segs[k].ords, uint64(i)) {
+				buf = append(buf, uint32(i))
+			}
+		}
+		s.segs[k].local = roaring.BitmapOf(buf...)
+	}
+	s.local = true
+}
+
+// segPostings are a term's postings in one segment, deletions removed:
+// zap's bitmap or single document when it exposes them, else the
+// iterator.
+type segPostings struct {
+	count  uint64
+	bm     *roaring.Bitmap
+	one    uint64
+	hasOne bool
+	it     interface {
+		Next() (segment.Posting, error)
+	}
+}
+
+// postings opens term's postings in the segment.
+func (sg *statSeg) postings(term string) (segPostings, error) {
 	dict, err := sg.ss.Segment().Dictionary(fieldText)
 	if err != nil {
-		return 0, fmt.Errorf("index: %w", err)
+		return segPostings{}, fmt.Errorf("index: %w", err)
 	}
 	pl, err := dict.PostingsList([]byte(term), sg.ss.Deleted(), nil)
 	if err != nil {
-		return 0, fmt.Errorf("index: %w", err)
+		return segPostings{}, fmt.Errorf("index: %w", err)
+	}
+	p := segPostings{count: pl.Count()}
+	if p.count == 0 {
+		return p, nil
 	}
 	it := pl.Iterator(false, false, false, nil)
-	n := 0
-	// zap exposes the postings (deletions removed) as a bitmap, or a
-	// single document: iterate them without decoding postings.
-	if opt, ok := it.(interface {
-		ActualBitmap() *roaring.Bitmap
-		DocNum1Hit() (uint64, bool)
-	}); ok {
+	if opt, ok := it.(segment.OptimizablePostingsIterator); ok {
 		if d, one := opt.DocNum1Hit(); one {
-			if s.readableOrd(sg.ords, d) {
-				n++
-			}
-			return n, nil
+			p.one, p.hasOne = d, true
+			return p, nil
 		}
 		if bm := opt.ActualBitmap(); bm != nil {
-			buf := make([]uint32, 256)
-			mi := bm.ManyIterator()
-			for k := mi.NextMany(buf); k > 0; k = mi.NextMany(buf) {
-				for _, d := range buf[:k] {
-					if s.readableOrd(sg.ords, uint64(d)) {
-						n++
-					}
-				}
-			}
-			return n, nil
+			p.bm = bm
+			return p, nil
 		}
 	}
-	for {
-		p, err := it.Next()
-		if err != nil {
-			return 0, fmt.Errorf("index: %w", err)
-		}
-		if p == nil {
-			return n, nil
-		}
-		if s.readableOrd(sg.ords, p.Number()) {
+	p.it = it
+	return p, nil
+}
+
+// count counts the readable documents of p in segment sg.
+func (s *collStats) count(sg *statSeg, p segPostings) (int, error) {
+	n := 0
+	switch {
+	case p.count == 0:
+	case p.hasOne:
+		if s.readableOrd(sg.ords, p.one) {
 			n++
 		}
+	case p.bm != nil && sg.local != nil:
+		n = int(p.bm.AndCardinality(sg.local))
+	case p.bm != nil:
+		buf := make([]uint32, 256)
+		mi := p.bm.ManyIterator()
+		for k := mi.NextMany(buf); k > 0; k = mi.NextMany(buf) {
+			for _, d := range buf[:k] {
+				if s.readableOrd(sg.ords, uint64(d)) {
+					n++
+				}
+			}
+		}
+	default:
+		for {
+			d, err := p.it.Next()
+			if err != nil {
+				return 0, fmt.Errorf("index: %w", err)
+			}
+			if d == nil {
+				break
+			}
+			if s.readableOrd(sg.ords, d.Number()) {
+				n++
+			}
+		}
 	}
+	return n, nil
 }
 
 // fillLengths sets the catalog's text lengths from the documents of r
@@ -234,9 +305,10 @@ func (ix *Index) fillLengths(r bindex.IndexReader) error {
 	return nil
 }
 
-// readerStats opens a reader and the statistics of acc's readable set (or
-// of every entry when global); close the reader after the last use.
-func (ix *Index) readerStats(acc Access, global bool) (*collStats, error) {
+// readerStats opens a reader and the statistics of acc's readable set
+// (readable when the caller has it, or of every entry when global); close
+// the reader after the last use.
+func (ix *Index) readerStats(acc Access, global bool, readable *roaring.Bitmap) (*collStats, error) {
 	adv, err := ix.bi.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
@@ -245,8 +317,10 @@ func (ix *Index) readerStats(acc Access, global bool) (*collStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	var readable *roaring.Bitmap
-	if !global {
+	switch {
+	case global:
+		readable = nil
+	case readable == nil:
 		readable = ix.cat.Allowed(catalogQuery(Query{Access: acc}))
 	}
 	st, err := ix.statsFor(r, readable)
