@@ -13,7 +13,6 @@ import (
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/internal/write"
-	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -169,7 +168,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.w = e.newWriter()
-	e.wireReranker()
 	return e, nil
 }
 
@@ -202,19 +200,6 @@ func (e *Engine) openStore(ctx context.Context) error {
 
 // DefaultStorageBackend is the STORAGE_BACKEND of an empty Config.
 const DefaultStorageBackend = "sqlite"
-
-// wireReranker gives the built-in lexical reranker the collection
-// statistics of the in-process full-text index, so it weighs query terms
-// by their rarity in the whole collection rather than among 100 passages.
-func (e *Engine) wireReranker() {
-	l, ok := e.cfg.Rerank.Reranker.(builtin.Lexical)
-	if !ok || l.Stats != nil || e.fts == nil {
-		return
-	}
-	if s := e.fts.CollectionStats(); s != nil {
-		e.cfg.Rerank.Reranker = builtin.Lexical{Stats: s}
-	}
-}
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {

@@ -203,7 +203,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		// The whole window of 100 is reranked before the page is cut
 		// (C.4, C.9): passages are windows around the matches. A reranker
 		// failure keeps the BM25 order.
-		rr, ok, err := e.reranking().Rerank(ctx, req.Query, ranked, e.texts(acc))
+		rr, ok, err := e.reranking(acc).Rerank(ctx, req.Query, ranked, e.texts(acc))
 		if err != nil {
 			return nil, err
 		}

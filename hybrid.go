@@ -245,7 +245,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 
 	fused, fs := rank.Fuse(k, textHits(ftsHits), vectorHits(semHits))
 	rb := time.Now()
-	ranked, reranked, err := e.reranking().Rerank(ctx, req.Query, fused, e.texts(acc))
+	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, fused, e.texts(acc))
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -231,7 +232,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		stats.QueryPlan = &plan
 	}
 	rb := time.Now()
-	ranked, reranked, err := e.reranking().Rerank(ctx, req.Query, rank.VectorRanking(vectorHits(hits)), e.texts(acc))
+	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, rank.VectorRanking(vectorHits(hits)), e.texts(acc))
 	if err != nil {
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}
@@ -280,12 +281,19 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 	return e.vec.vs.Rank(ctx, acc, search.VectorQuery{Filter: f.Filter, Vector: qv, Depth: depth, Explain: explain})
 }
 
-// reranking is the configured reranking of the ranked searches; the
+// reranking is the configured reranking of acc's ranked searches; the
 // in-process index places the passages of hits that came without
-// highlight.
-func (e *Engine) reranking() rank.Reranking {
+// highlight. The built-in lexical reranker weighs query terms by the
+// full-text backend's collection statistics, those of acc's readable set
+// in-process (not of entries acc cannot read).
+func (e *Engine) reranking(acc persist.Access) rank.Reranking {
 	rc := e.cfg.Rerank
 	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
+	if l, ok := rc.Reranker.(builtin.Lexical); ok && l.Stats == nil && e.fts != nil {
+		if s := e.fts.CollectionStats(acc); s != nil {
+			r.Reranker = builtin.Lexical{Stats: s}
+		}
+	}
 	if e.fts != nil && e.fts.Index() != nil {
 		r.Passages.Matcher = e.fts.Index()
 	}

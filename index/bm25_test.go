@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestTextTokens checks the total text length kept beside the documents
-// (the BM25 average document length): upserts add, replacements and
-// deletes take the old length back out.
+// TestTextTokens checks the text lengths the catalog keeps per entry (the
+// BM25 average document length): upserts add, replacements and deletes
+// take the old length back out.
 func TestTextTokens(t *testing.T) {
 	ctx := context.Background()
 	ix := openTest(t, Options{})
@@ -29,10 +29,7 @@ func TestTextTokens(t *testing.T) {
 		for _, s := range texts {
 			all = append(all, s)
 		}
-		got, err := ix.tokens()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := ix.cat.Tokens(nil)
 		if w := want(all...); got != w {
 			t.Fatalf("%s: %d tokens, want %d", step, got, w)
 		}

@@ -2,40 +2,46 @@ package index
 
 import (
 	"context"
-	"fmt"
 )
 
-// DocFreqs reports, for each word, the number of indexed entries holding
-// it after analysis, and the number of indexed entries: the collection
-// statistics a reranker weighs query terms with. A word the analyzer drops
-// (a stop word) counts as held by every entry; a word that analyzes to
-// several terms counts by its rarest.
-func (ix *Index) DocFreqs(ctx context.Context, words []string) ([]int, int, error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, 0, fmt.Errorf("index: %w", err)
+// ReadableStats are the collection statistics of the entries one caller
+// may read, for a reranker (builtin.DocFreqs): the same counts the BM25
+// stage scores with (stats.go), so a rerank score does not depend on
+// entries the caller cannot read either.
+type ReadableStats struct {
+	ix  *Index
+	acc Access
+}
+
+// Stats returns the statistics of acc's readable set.
+func (ix *Index) Stats(acc Access) ReadableStats { return ReadableStats{ix: ix, acc: acc} }
+
+// DocFreqs reports, for each word, the number of readable indexed entries
+// holding it after analysis, and the number of readable indexed entries.
+// A word the analyzer drops (a stop word) counts as held by every entry; a
+// word that analyzes to several terms counts by its rarest.
+func (s ReadableStats) DocFreqs(ctx context.Context, words []string) ([]int, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
 	}
-	r, err := adv.Reader()
+	ix := s.ix
+	ix.view.RLock()
+	defer ix.view.RUnlock()
+	st, err := ix.readerStats(s.acc, false, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("index: %w", err)
+		return nil, 0, err
 	}
-	defer r.Close()
-	n64, err := r.DocCount()
-	if err != nil {
-		return nil, 0, fmt.Errorf("index: %w", err)
-	}
-	n := int(n64)
+	defer st.close()
+	n := int(st.docs)
 	out := make([]int, len(words))
 	for i, w := range words {
-		terms := ix.analyze(w)
 		out[i] = n
-		for _, t := range terms {
-			tfr, err := r.TermFieldReader(ctx, []byte(t), fieldText, false, false, false)
+		for _, t := range ix.analyze(w) {
+			df, err := st.docFreq(ctx, t)
 			if err != nil {
-				return nil, 0, fmt.Errorf("index: %w", err)
+				return nil, 0, err
 			}
-			out[i] = min(out[i], int(tfr.Count()))
-			_ = tfr.Close()
+			out[i] = min(out[i], df)
 		}
 	}
 	return out, n, nil

@@ -15,7 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/contextd/contextd/index/catalog"
 )
@@ -39,11 +38,6 @@ const tokenPublic = "public"
 // written in the same batch as the documents, so the index on disk always
 // agrees with its watermark, also after a crash.
 var watermarkKey = []byte("contextd.watermark")
-
-// tokensKey is the internal key holding the total length, in index terms,
-// of every indexed text (the BM25 average document length is this over
-// the document count). It is written in the same batch as the documents.
-var tokensKey = []byte("contextd.tokens")
 
 // Options configures an Index. The zero value is an English in-memory
 // index.
@@ -89,6 +83,11 @@ type Index struct {
 	view sync.RWMutex
 	cat  *catalog.Catalog
 	ords ordCache
+
+	// lensStale: the catalog was loaded without text lengths; the first
+	// statistics fill them (stats.go).
+	lensMu    sync.Mutex
+	lensStale bool
 
 	// noPrune selects candidates with the whole disjunction (prune.go):
 	// the oracle of the pruning test.
@@ -255,42 +254,6 @@ func (ix *Index) textLengths(docs []Doc) []int {
 	return out
 }
 
-// tokens is the total length of the indexed texts (tokensKey).
-func (ix *Index) tokens() (uint64, error) {
-	v, err := ix.bi.GetInternal(tokensKey)
-	if err != nil {
-		return 0, fmt.Errorf("index: read text length: %w", err)
-	}
-	if len(v) != 8 {
-		return 0, nil
-	}
-	return binary.BigEndian.Uint64(v), nil
-}
-
-// docLen is the stored text length of the indexed entry id, 0 when it is
-// not indexed.
-func (ix *Index) docLen(id string) (uint64, error) {
-	d, err := ix.bi.Document(id)
-	if err != nil {
-		return 0, fmt.Errorf("index: read document %s: %w", id, err)
-	}
-	if d == nil {
-		return 0, nil
-	}
-	var n uint64
-	d.VisitFields(func(f bindex.Field) {
-		if f.Name() != fieldLen {
-			return
-		}
-		if nf, ok := f.(bindex.NumericField); ok {
-			if v, err := nf.Number(); err == nil && v > 0 {
-				n = uint64(v)
-			}
-		}
-	})
-	return n, nil
-}
-
 // DocCount is the number of indexed entries.
 func (ix *Index) DocCount() (uint64, error) {
 	n, err := ix.bi.DocCount()
@@ -336,39 +299,16 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err != nil {
 		return err
 	}
-	tokens, err := ix.tokens()
-	if err != nil {
-		return err
-	}
-	// The batch's final length per id (-1: deleted): upserts win over
-	// deletes of the same id, later upserts over earlier ones.
-	final := make(map[string]int, len(deletes)+len(upserts))
 	b := ix.bi.NewBatch()
 	for _, id := range deletes {
 		b.Delete(id)
-		final[id] = -1
 	}
 	lens := ix.textLengths(upserts)
 	for i := range upserts {
-		n := lens[i]
-		final[upserts[i].ID] = n
-		if err := b.Index(upserts[i].ID, docFields(&upserts[i], n)); err != nil {
+		if err := b.Index(upserts[i].ID, docFields(&upserts[i], lens[i])); err != nil {
 			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
 		}
 	}
-	for id, n := range final {
-		old, err := ix.docLen(id)
-		if err != nil {
-			return err
-		}
-		tokens -= min(old, tokens)
-		if n > 0 {
-			tokens += uint64(n)
-		}
-	}
-	var tv [8]byte
-	binary.BigEndian.PutUint64(tv[:], tokens)
-	b.SetInternal(tokensKey, tv[:])
 	if seq > cur {
 		var v [8]byte
 		binary.BigEndian.PutUint64(v[:], uint64(seq))
@@ -379,7 +319,7 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err := ix.bi.Batch(b); err != nil {
 		return fmt.Errorf("index: apply batch: %w", err)
 	}
-	ix.applyCatalog(upserts, deletes)
+	ix.applyCatalog(upserts, lens, deletes)
 	return nil
 }
 

@@ -311,12 +311,13 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-// catalogEntry is the catalog's view of d.
-func catalogEntry(d *Doc) catalog.Entry {
+// catalogEntry is the catalog's view of d, whose text is length index
+// terms long.
+func catalogEntry(d *Doc, length int) catalog.Entry {
 	return catalog.Entry{
 		ID: d.ID, Owner: d.Owner, Public: d.Public, Readers: d.Readers,
 		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
-		Tags: d.Tags, CreatedAt: d.CreatedAt,
+		Tags: d.Tags, CreatedAt: d.CreatedAt, Length: uint32(length),
 	}
 }
 
@@ -331,20 +332,23 @@ func (ix *Index) LoadCatalog(docs []Doc) {
 	ix.view.Lock()
 	defer ix.view.Unlock()
 	for i := range docs {
-		ix.cat.Put(catalogEntry(&docs[i]))
+		ix.cat.Put(catalogEntry(&docs[i], 0))
 	}
 	// Arrays built before the load mapped these ids to nothing.
 	ix.ords.reset()
+	ix.lensMu.Lock()
+	ix.lensStale = true
+	ix.lensMu.Unlock()
 }
 
 // applyCatalog mirrors one Apply batch in the catalog, as Bleve applies
 // it: deletes first, then upserts (an upsert wins over a delete of the
-// same id).
-func (ix *Index) applyCatalog(upserts []Doc, deletes []string) {
+// same id); lens are the upserts' text lengths.
+func (ix *Index) applyCatalog(upserts []Doc, lens []int, deletes []string) {
 	for _, id := range deletes {
 		ix.cat.Remove(id)
 	}
 	for i := range upserts {
-		ix.cat.Put(catalogEntry(&upserts[i]))
+		ix.cat.Put(catalogEntry(&upserts[i], lens[i]))
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
-	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // Candidate selection with term pruning. A disjunction of common words
@@ -39,12 +39,19 @@ const (
 
 // rank selects and scores the candidates of tq (wrapped in the prefilter by
 // wrap) and returns Bleve's result, reordered by the BM25 stage when it
-// applies, with the query that produced it.
-func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query) (*bleve.SearchResult, query.Query, error) {
+// applies, with the query that produced it. readable is q's caller's
+// readable set when the caller has it (nil: computed here).
+func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query, readable *roaring.Bitmap) (*bleve.SearchResult, query.Query, error) {
 	rescore := !b.prefix && len(b.terms) > 0
 	depth := q.Size
+	var st *collStats
 	if rescore {
 		depth = max(depth, rescoreDepth)
+		var err error
+		if st, err = ix.readerStats(q.Access, q.GlobalStats, readable); err != nil {
+			return nil, nil, fmt.Errorf("index: search: %w", err)
+		}
+		defer st.close()
 	}
 	run := func(sel query.Query, pool int) (*bleve.SearchResult, error) {
 		req := bleve.NewSearchRequestOptions(wrap(sel), pool, 0, false)
@@ -61,11 +68,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
 		if rescore {
-			st, err := ix.textStats()
-			if err != nil {
-				return nil, fmt.Errorf("index: search: %w", err)
-			}
-			if err := ix.rescoreBM25(ctx, sr.Hits, b.terms, st); err != nil {
+			if err := rescoreBM25(ctx, sr.Hits, b.terms, st); err != nil {
 				return nil, fmt.Errorf("index: rescore: %w", err)
 			}
 		}
@@ -79,7 +82,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		}
 		return trim(sr, q.Size), wrap(tq), nil
 	}
-	bounds, err := ix.termBounds(ctx, terms, b.terms)
+	bounds, err := termBounds(ctx, st, terms, b.terms)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,24 +185,13 @@ type termBound struct {
 
 // termBounds computes each term's bound: qtf · idf · (k1 + 1), the most a
 // term can add to a document's textbook BM25 score (the tf factor tends to
-// k1 + 1), with qtf counted over all, the query's positive terms.
-func (ix *Index) termBounds(ctx context.Context, terms, all []string) ([]termBound, error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	defer r.Close()
-	n, err := r.DocCount()
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
+// k1 + 1), with qtf counted over all, the query's positive terms, and idf
+// from st, the statistics the BM25 stage scores with.
+func termBounds(ctx context.Context, st *collStats, terms, all []string) ([]termBound, error) {
+	n := st.docs
 	out := make([]termBound, len(terms))
 	for i, t := range terms {
-		df, err := termDocCount(ctx, r, t)
+		df, err := st.docFreq(ctx, t)
 		if err != nil {
 			return nil, err
 		}
@@ -213,14 +205,4 @@ func (ix *Index) termBounds(ctx context.Context, terms, all []string) ([]termBou
 		out[i] = termBound{term: t, df: df, bound: float64(max(qtf, 1)) * idf * (bm25K1 + 1)}
 	}
 	return out, nil
-}
-
-// termDocCount is the number of documents whose text holds term.
-func termDocCount(ctx context.Context, r bindex.IndexReader, term string) (int, error) {
-	tfr, err := r.TermFieldReader(ctx, []byte(term), fieldText, false, false, false)
-	if err != nil {
-		return 0, fmt.Errorf("index: %w", err)
-	}
-	defer tfr.Close()
-	return int(tfr.Count()), nil
 }

@@ -45,6 +45,10 @@ type Query struct {
 	// the access and filter fields, instead of the catalog's bitmap: for
 	// side-by-side benchmarks and as a second oracle in tests.
 	TermPrefilter bool
+	// GlobalStats scores with the statistics of every indexed entry (the
+	// behaviour before readable-set statistics, stats.go): for
+	// side-by-side benchmarks and as the leaking baseline in tests.
+	GlobalStats bool
 }
 
 // Hit is one ranked entry. Spans are the byte ranges of matched terms in
@@ -99,7 +103,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		return &allowedQuery{ix: ix, inner: tq, allowed: allowedSet}
 	}
-	sr, bq, err := ix.rank(ctx, q, b, tq, wrap)
+	// Without structural filters the allowed set is the readable set the
+	// statistics are counted over (stats.go).
+	var readable *roaring.Bitmap
+	if allowedSet != nil && q.ThreadID == "" && q.Source == "" && q.Content == "" && len(q.Tags) == 0 && q.Start == nil && q.End == nil && q.IDs == nil {
+		readable = allowedSet
+	}
+	sr, bq, err := ix.rank(ctx, q, b, tq, wrap, readable)
 	if err != nil {
 		return res, err
 	}

@@ -46,6 +46,7 @@ type Entry struct {
 	ContentType string
 	Tags        []string
 	CreatedAt   time.Time
+	Length      uint32 // the text's length in index terms (length.go)
 }
 
 // Query is the caller and the structural filters of one search.
@@ -87,6 +88,8 @@ type Catalog struct {
 	slots   []slot
 	free    []uint32
 	created []int64         // per ordinal: CreatedAt in unix microseconds
+	length  []uint32        // per ordinal: text length in index terms
+	tokens  uint64          // the lengths of the live ordinals, summed
 	all     *roaring.Bitmap // live ordinals
 	public  *roaring.Bitmap
 	owner   map[string]*roaring.Bitmap
@@ -202,6 +205,7 @@ func (c *Catalog) Put(e Entry) uint32 {
 		ord = uint32(len(c.slots))
 		c.slots = append(c.slots, slot{})
 		c.created = append(c.created, 0)
+		c.length = append(c.length, 0)
 	}
 	c.ords[e.ID] = ord
 	s := slot{id: e.ID, live: true, owner: e.Owner, public: e.Public, thread: e.ThreadID,
@@ -217,6 +221,8 @@ func (c *Catalog) Put(e Entry) uint32 {
 	s.tags = append([]string(nil), e.Tags...)
 	c.slots[ord] = s
 	c.created[ord] = s.created
+	c.length[ord] = e.Length
+	c.tokens += uint64(e.Length)
 	c.all.Add(ord)
 	if s.public {
 		c.public.Add(ord)
@@ -241,6 +247,8 @@ func (c *Catalog) Put(e Entry) uint32 {
 // left for the caller to overwrite or mark dead).
 func (c *Catalog) clear(ord uint32) {
 	s := &c.slots[ord]
+	c.tokens -= uint64(c.length[ord])
+	c.length[ord] = 0
 	c.all.Remove(ord)
 	c.public.Remove(ord)
 	del(c.owner, s.owner, ord)
@@ -284,6 +292,7 @@ func (c *Catalog) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ords, c.slots, c.free, c.created = n.ords, nil, nil, nil
+	c.length, c.tokens = nil, 0
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag

@@ -146,16 +146,34 @@ func (ft *FullText) NativeHighlights() bool {
 	return ft.native != nil && ft.native.FullTextInfo().Highlights
 }
 
-// CollectionStats are the collection document frequencies of the serving
-// backend, for the built-in reranker; nil when none serves.
-func (ft *FullText) CollectionStats() builtin.DocFreqs {
+// CollectionStats are the document frequencies the built-in reranker
+// weighs acc's query terms with; nil when no backend serves. The
+// in-process index counts the entries acc may read (index/stats.go); a
+// native engine counts every stored entry (the reference's behaviour,
+//
+func (ft *FullText) CollectionStats(acc persist.Access) builtin.DocFreqs {
 	switch {
 	case ft.ix != nil:
-		return ft.ix
+		return caughtUpStats{ft: ft, s: ft.ix.Stats(index.Access{Principal: acc.Principal, Groups: acc.Groups})}
 	case ft.native != nil:
 		return ft.native
 	}
 	return nil
+}
+
+// caughtUpStats are the in-process statistics once the index has applied
+// every committed write (a semantic search reranks without a full-text
+// search having caught up first).
+type caughtUpStats struct {
+	ft *FullText
+	s  index.ReadableStats
+}
+
+func (c caughtUpStats) DocFreqs(ctx context.Context, words []string) ([]int, int, error) {
+	if err := c.ft.follow.CatchUp(ctx); err != nil {
+		return nil, 0, err
+	}
+	return c.s.DocFreqs(ctx, words)
 }
 
 // FullTextQuery is one full-text ranking.

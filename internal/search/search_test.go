@@ -186,7 +186,7 @@ func TestFullTextOptions(t *testing.T) {
 		t.Fatalf("disabled: %v %+v", err, off)
 	}
 	nat, err := OpenFullText(ctx, st, feed, FullTextOptions{Backend: Native})
-	if err != nil || nat.Unavailable() != "" || nat.Backend() != Native || nat.CollectionStats() == nil {
+	if err != nil || nat.Unavailable() != "" || nat.Backend() != Native || nat.CollectionStats(persist.Access{Principal: "p"}) == nil {
 		t.Fatalf("native: %v %+v", err, nat)
 	}
 	if err := nat.Close(); err != nil {

@@ -19,8 +19,8 @@ import (
 // the query has nothing else; a repeated query term counts once.
 //
 // Weights. With Stats set, idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)) from
-// the collection's document frequencies (the engine passes its full-text
-// index); without it the same formula runs over the n passages of the call,
+// the collection's document frequencies (the engine passes, per request,
+// those of the caller's readable set in its full-text index); without it the same formula runs over the n passages of the call,
 // so scores are then only comparable within one call.
 //
 // Score of passage p, with tf(t,p) the occurrences of t, dl(p) its length

@@ -1,0 +1,280 @@
+package contextd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contextd/contextd/model/builtin"
+)
+
+// The side channel of issue 11: a score must not tell bob anything about
+// entries he cannot read. scoreWorld drives three principals through
+// generated operations over a small vocabulary (so every term is shared
+// by readable and unreadable entries) and compares, around every batch of
+// alice's and carol's operations on entries bob cannot read, bob's
+// rankings and scores: fts_score and rerank_score of fts searches (match,
+// conjunction, a long OR that takes the term-pruning path), the hybrid
+// scores, and rerank_score of reranked semantic searches.
+
+var scoreWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima")
+
+// scoreEngine opens an engine with the built-in embedder and the built-in
+// lexical reranker on the full-text backend given.
+func scoreEngine(t *testing.T, backend string) *Engine {
+	t.Helper()
+	eng, err := Open(context.Background(), Config{
+		DBPath:    filepath.Join(t.TempDir(), "ctx.db"),
+		FTS:       FTSConfig{Backend: backend, Progress: &strings.Builder{}},
+		Embedding: EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"},
+		Rerank:    RerankConfig{Reranker: builtin.Lexical{}, Provider: "builtin", Model: "lexical"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	return eng
+}
+
+// scoreWorld is the generated history: who owns what, and what bob reads.
+type scoreWorld struct {
+	t        *testing.T
+	eng      *Engine
+	r        *rand.Rand
+	owner    map[string]string // entry id -> owner
+	bobReads map[string]bool   // entries bob can read (own, public, shared)
+	ops      int
+}
+
+func (w *scoreWorld) text() string {
+	n := 2 + w.r.IntN(10)
+	words := make([]string, n)
+	for i := range words {
+		words[i] = scoreWords[w.r.IntN(len(scoreWords))]
+	}
+	return strings.Join(words, " ")
+}
+
+func (w *scoreWorld) store(who, visibility string) string {
+	w.t.Helper()
+	no := false
+	res, err := w.eng.Store(as(who), StoreRequest{ThreadID: "t" + who, Source: "user", Text: w.text(), Visibility: visibility, Deduplicate: &no})
+	if err != nil || !res.Success {
+		w.t.Fatalf("store by %s: %v %+v", who, err, res)
+	}
+	w.owner[res.ContextID] = who
+	if who == "bob" || visibility == VisibilityPublic {
+		w.bobReads[res.ContextID] = true
+	}
+	w.ops++
+	return res.ContextID
+}
+
+// hidden picks an entry of who that bob cannot read ("" when none).
+func (w *scoreWorld) hidden(who string) string {
+	var ids []string
+	for id, o := range w.owner {
+		if o == who && !w.bobReads[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	// Map order is random: sort for a reproducible history.
+	slices.Sort(ids)
+	return ids[w.r.IntN(len(ids))]
+}
+
+// visibleOp is an operation that may change what bob reads: bob stores or
+// updates his own entry, alice or carol publish one or share a private
+// entry with bob.
+func (w *scoreWorld) visibleOp() {
+	w.t.Helper()
+	switch w.r.IntN(4) {
+	case 0:
+		w.store("bob", VisibilityPrivate)
+	case 1:
+		w.store([]string{"alice", "carol"}[w.r.IntN(2)], VisibilityPublic)
+	case 2:
+		who := []string{"alice", "carol"}[w.r.IntN(2)]
+		id := w.hidden(who)
+		if id == "" {
+			w.store(who, VisibilityPrivate)
+			return
+		}
+		if _, err := w.eng.Share(as(who), ShareRequest{ContextID: id, PrincipalType: "user", PrincipalID: "bob", Permission: "read"}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.bobReads[id] = true
+		w.ops++
+	default:
+		id := w.store("bob", VisibilityPrivate)
+		text := w.text()
+		if _, err := w.eng.Update(as("bob"), UpdateRequest{ContextID: id, Text: &text}); err != nil {
+			w.t.Fatal(err)
+		}
+		w.ops++
+	}
+}
+
+// hiddenOp is an operation by alice or carol on an entry bob cannot read
+// (before and after): store, update, delete, or share with the other
+// one or with a group bob is not in.
+func (w *scoreWorld) hiddenOp() {
+	w.t.Helper()
+	who := []string{"alice", "carol"}[w.r.IntN(2)]
+	id := w.hidden(who)
+	op := w.r.IntN(5)
+	if id == "" {
+		op = 0
+	}
+	switch op {
+	case 0, 1:
+		w.store(who, VisibilityPrivate)
+		return
+	case 2:
+		text := w.text()
+		if _, err := w.eng.Update(as(who), UpdateRequest{ContextID: id, Text: &text}); err != nil {
+			w.t.Fatal(err)
+		}
+	case 3:
+		if _, err := w.eng.Delete(as(who), DeleteRequest{ContextIDs: []string{id}}); err != nil {
+			w.t.Fatal(err)
+		}
+		delete(w.owner, id)
+	default:
+		other, typ := map[string]string{"alice": "carol", "carol": "alice"}[who], "user"
+		if w.r.IntN(2) == 0 {
+			other, typ = "ops", "group"
+		}
+		if _, err := w.eng.Share(as(who), ShareRequest{ContextID: id, PrincipalType: typ, PrincipalID: other, Permission: "read"}); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.ops++
+}
+
+// bobSees is every ranking bob's queries produce, as ids with their
+// scores (JSON keeps the shortest exact form of a float64, so equal
+// strings mean bit-identical scores).
+func (w *scoreWorld) bobSees() string {
+	w.t.Helper()
+	bob := as("bob")
+	var b strings.Builder
+	put := func(kind string, id string, scores any) {
+		j, err := json.Marshal(scores)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", kind, id, j)
+	}
+	for _, q := range []struct{ text, mode string }{
+		{"delta", ""}, {"alpha echo", ""}, {"golf OR kilo OR lima OR bravo", "boolean"}, {"hotel india", "phrase"},
+	} {
+		res, err := w.eng.FTSSearch(bob, FTSSearchRequest{Query: q.text, Mode: q.mode, Limit: 50})
+		if err != nil || res.Error != "" {
+			w.t.Fatalf("fts %q: %v %s", q.text, err, res.Error)
+		}
+		for _, r := range res.Results {
+			put("fts:"+q.text, r.ID, r.Scores)
+		}
+	}
+	for _, q := range []string{"charlie foxtrot juliet", "echo"} {
+		res, err := w.eng.HybridSearch(bob, HybridSearchRequest{Query: q, Limit: 50})
+		if err != nil || res.Error != "" {
+			w.t.Fatalf("hybrid %q: %v %s", q, err, res.Error)
+		}
+		for _, r := range res.Results {
+			put("hybrid:"+q, r.ID, r.Scores)
+		}
+		sem, err := w.eng.SemanticSearch(bob, SemanticSearchRequest{Query: q, Limit: 50})
+		if err != nil || sem.Error != "" {
+			w.t.Fatalf("semantic %q: %v %s", q, err, sem.Error)
+		}
+		for _, r := range sem.Results {
+			if r.Scores.RerankScore == nil {
+				w.t.Fatalf("semantic %q: %s not reranked", q, r.ID)
+			}
+			put("semantic:"+q, r.ID, r.Scores)
+		}
+	}
+	return b.String()
+}
+
+// runScoreWorld runs ops generated operations on eng and returns how many
+// batches of hidden operations changed what bob sees, with the first
+// difference.
+func runScoreWorld(t *testing.T, eng *Engine, ops int) (changed, batches int, first string) {
+	w := &scoreWorld{t: t, eng: eng, r: rand.New(rand.NewPCG(11, 307)), owner: map[string]string{}, bobReads: map[string]bool{}}
+	for range 12 {
+		w.visibleOp()
+		w.hiddenOp()
+	}
+	for w.ops < ops {
+		for range 1 + w.r.IntN(3) {
+			w.visibleOp()
+		}
+		before := w.bobSees()
+		for range 1 + w.r.IntN(8) {
+			w.hiddenOp()
+		}
+		after := w.bobSees()
+		batches++
+		if before != after {
+			changed++
+			if first == "" {
+				first = firstDiff(before, after)
+			}
+		}
+	}
+	return changed, batches, first
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: before %q, after %q", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// TestScoresIgnoreUnreadableEntries is issue 11's property: in-process,
+// bob's results and scores (fts, hybrid, reranked fts and semantic) are
+// bit-identical before and after every batch of other principals'
+// operations on entries he cannot read, over 1,000 generated operations.
+func TestScoresIgnoreUnreadableEntries(t *testing.T) {
+	eng := scoreEngine(t, BackendInProcess)
+	changed, batches, first := runScoreWorld(t, eng, 1000)
+	if changed > 0 {
+		t.Fatalf("%d of %d batches of hidden operations changed bob's results; first: %s", changed, batches, first)
+	}
+	t.Logf("%d batches, bob's results unchanged by each", batches)
+}
+
+// TestNativeScoresCountEveryEntryR307: SEARCH_BACKEND=native keeps the
+// reference's collection-wide statistics, so the same history
+// moves bob's scores; this is also what shows the property test able to
+// fail.
+func TestNativeScoresCountEveryEntryR307(t *testing.T) {
+	eng := scoreEngine(t, BackendNative)
+	changed, batches, first := runScoreWorld(t, eng, 200)
+	if changed == 0 {
+		t.Fatalf("none of %d batches of hidden operations moved bob's scores on the native backend", batches)
+	}
+	t.Logf("%d of %d batches moved bob's scores; first: %s", changed, batches, first)
+}
