@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/server"
 )
 
@@ -51,7 +52,14 @@ type Config struct {
 	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
 	AuthProvider string
 	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (MEMORY_LIMIT_MB, default 1024; 0 = none). The binary applies it with
+	// debug.SetMemoryLimit unless GOMEMLIMIT is set, which wins.
+	MemoryLimit int64
 }
+
+// DefaultMemoryLimitMB is the default of MEMORY_LIMIT_MB.
+const DefaultMemoryLimitMB = 1024
 
 // Error reports an invalid environment variable. The binary exits with
 // status 78 (EX_CONFIG) on it.
@@ -90,6 +98,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	var c Config
 
 	c.LogLevel = r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+	c.MemoryLimit = r.int64Range("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<30) << 20
 	switch b := r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql"); b {
 	case "postgresql":
 		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
@@ -120,6 +129,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.Engine.MaxImageSizeMB = r.intRange("MAX_IMAGE_SIZE_MB", 10, 1, math.MaxInt32)
 	c.Engine.MaxTotalSizeMB = r.intRange("MAX_TOTAL_SIZE_MB", 100, 1, math.MaxInt32)
+	c.Engine.MaxTextChars = r.intRange("MAX_TEXT_CHARS", request.DefaultMaxTextChars, 1, 1<<30)
 	c.Engine.Storage.Options = readSQLite(r)
 
 	// Tools and instructions.

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/contextd/contextd"
@@ -65,6 +66,13 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return exitConfig
 	}
 	cfg.Server.Version = contextd.Version
+	// A soft memory limit makes the collector work harder as the heap nears
+	// it and the scavenger return freed memory to the system above it, so a
+	// burst of large requests does not leave the process at its peak.
+	// GOMEMLIMIT, read by the runtime itself, wins.
+	if _, set := lookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 	// stdout carries only protocol bytes; diagnostics go to stderr.
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	eng, err := contextd.Open(ctx, cfg.Engine)

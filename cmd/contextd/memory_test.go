@@ -1,0 +1,154 @@
+package main
+
+// Issue 11, memory: the largest legal text stored over HTTP and grepped by
+// four concurrent callers keeps the process's peak RSS under a stated
+// bound, and RSS falls back near its resting level afterwards (the soft
+// memory limit, MEMORY_LIMIT_MB, and the runtime's scavenger).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/internal/testtier"
+)
+
+// Bounds stated in the README (Memory).
+const (
+	peakRSSBoundMB   = 600 // peak RSS over the whole test, store included
+	settledRSSOverMB = 64  // RSS after the burst, above the resting level
+)
+
+// procKB reads a "Name:   123 kB" line of /proc/<pid>/status.
+func procKB(pid int, name string) (int, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+		}
+	}
+	return 0, fmt.Errorf("%s not in /proc/%d/status", name, pid)
+}
+
+func TestLargestTextGrepRSS(t *testing.T) {
+	if on, err := testtier.Enabled(); err != nil || !on {
+		t.Skipf("long tier: set %s=1 (stores a 10 Mi-character text and waits for RSS to settle)", testtier.Env)
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("needs /proc")
+	}
+	p := startHTTP(t)
+	pid := p.cmd.Process.Pid
+	c, err := client.NewStreamableHttpClient("http://" + p.addr + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "contextd-rss", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	call := func(tool string, args map[string]any) string {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, args
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", tool, err, res)
+		}
+		return res.Content[0].(mcp.TextContent).Text
+	}
+	call("store_context", map[string]any{"thread_id": "warm", "source": "user", "text": "warm up the word index"})
+	grep := map[string]any{"pattern": "w.rd", "is_regex": true, "output_mode": "count"}
+	call("grep_context", grep)
+	time.Sleep(2 * time.Second)
+	rest, err := procKB(pid, "VmRSS")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	line := "a word, a ward, a weird sword in the world; wordy awards and other words in text\n"
+	text := strings.Repeat(line, request.DefaultMaxTextChars/len(line)+1)[:request.DefaultMaxTextChars]
+	var stored struct {
+		ContextID string `json:"context_id"`
+	}
+	_ = json.Unmarshal([]byte(call("store_context", map[string]any{"thread_id": "big", "source": "user", "text": text})), &stored)
+	var got []struct {
+		Text string `json:"text_content"`
+	}
+	_ = json.Unmarshal([]byte(call("get_context_by_ids", map[string]any{"context_ids": []string{stored.ContextID}})), &got)
+	if len(got) != 1 || got[0].Text != text {
+		t.Fatalf("the largest legal text was not stored intact")
+	}
+	afterStore, _ := procKB(pid, "VmHWM")
+
+	// Four concurrent greps, sampling RSS meanwhile.
+	stop := make(chan struct{})
+	peakBurst := 0
+	var sampler sync.WaitGroup
+	sampler.Go(func() {
+		for {
+			if kb, err := procKB(pid, "VmRSS"); err == nil {
+				peakBurst = max(peakBurst, kb)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			args := grep
+			if i%2 == 1 {
+				args = map[string]any{"pattern": "sword", "output_mode": "content", "context_lines": 20, "max_matches": 1000}
+			}
+			call("grep_context", args)
+		})
+	}
+	wg.Wait()
+	close(stop)
+	sampler.Wait()
+	hwm, _ := procKB(pid, "VmHWM")
+
+	// Idle: the scavenger returns what the burst freed.
+	var settled int
+	start := time.Now()
+	for time.Since(start) < 150*time.Second {
+		time.Sleep(5 * time.Second)
+		settled, _ = procKB(pid, "VmRSS")
+		if settled <= rest+settledRSSOverMB<<10 {
+			break
+		}
+	}
+	t.Logf("RSS at rest %d MB; peak after storing %d MB; peak during four greps %d MB; VmHWM %d MB; %d MB %v after the burst",
+		rest>>10, afterStore>>10, peakBurst>>10, hwm>>10, settled>>10, time.Since(start).Round(time.Second))
+	if hwm > peakRSSBoundMB<<10 {
+		t.Errorf("peak RSS %d MB, want at most %d MB", hwm>>10, peakRSSBoundMB)
+	}
+	if settled > rest+settledRSSOverMB<<10 {
+		t.Errorf("RSS %d MB after the burst, want at most %d MB (rest %d MB + %d MB)", settled>>10, (rest>>10)+settledRSSOverMB, rest>>10, settledRSSOverMB)
+	}
+}
