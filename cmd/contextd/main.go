@@ -24,6 +24,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
 )
 
@@ -90,6 +91,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		return exitConfig
 	}
+	// Return a burst's memory once the process goes quiet again.
+	relCtx, stopRelease := context.WithCancel(ctx)
+	defer stopRelease()
+	go memrelease.Releaser{Logger: cfg.Server.Logger}.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
 			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
