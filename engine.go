@@ -64,6 +64,8 @@ type Config struct {
 	// MaxImageSizeMB and MaxTotalSizeMB bound images (defaults 10 and 100).
 	MaxImageSizeMB int
 	MaxTotalSizeMB int
+	// MaxTextChars caps an entry's text in code points (MAX_TEXT_CHARS, default 10 Mi).
+	MaxTextChars int
 	// IndexedFields are the indexed metadata fields (nil = DefaultIndexedFields).
 	IndexedFields []IndexedField
 	// SearchTruncationLength cuts search result text (default 300).

@@ -23,8 +23,13 @@ type GrepConfig struct {
 	MaxPatternChars      int           // GREP_MAX_PATTERN_CHARS (32768)
 }
 
-// grepPage is how many rows one scan query reads.
-const grepPage = 200
+// grepPage is how many rows one scan query reads, and grepPageBytes how
+// much text: a page ends after the entry that reaches it, so a page of
+// large entries holds one of them, not 200.
+const (
+	grepPage      = 200
+	grepPageBytes = 4 << 20
+)
 
 func (g GrepConfig) withDefaults() GrepConfig {
 	def := func(v *int, d int) {
@@ -174,19 +179,20 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 	maxMatches = min(maxMatches, cfg.MaxMatchesCap)
 	maxScanned := min(orDefault(req.MaxEntriesScanned, 1000), cfg.MaxEntriesScanned)
 
-	pager := func(ctx context.Context, last *persist.Entry) ([]persist.Entry, error) {
+	pager := func(ctx context.Context, last *persist.Entry) ([]persist.Entry, bool, error) {
 		if last != nil {
 			f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
 		}
-		res, err := e.st.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage})
+		res, err := e.st.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage, MaxTextBytes: grepPageBytes})
 		if err != nil {
-			return nil, fmt.Errorf("grep scan: %w", err)
+			return nil, false, fmt.Errorf("grep scan: %w", err)
 		}
-		return res.Entries, nil
+		return res.Entries, res.Cut || len(res.Entries) == grepPage, nil
 	}
-	sr, err := m.Scan(ctx, pager, grepPage, grep.ScanOptions{
+	sr, err := m.Scan(ctx, pager, grep.ScanOptions{
 		MaxMatches: maxMatches, MaxScanned: maxScanned, CharBudget: cfg.AggregateBytesBudget,
 		RegexTimeout: cfg.RegexTimeout, RegexTotal: cfg.RegexTotalTimeout,
+		Content: mode == GrepContent, ContextLines: ctxLines,
 	})
 	if err != nil {
 		return nil, err
@@ -196,20 +202,18 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 	for i := range hits {
 		h := &hits[i]
 		if mode == GrepContent {
-			row := GrepRow{
-				mode: mode, ContextID: h.Entry.ID, LineNumber: h.Line + 1, Line: h.Lines.Line(h.Line),
-				MatchStart: h.Start, MatchEnd: h.End,
-				Visibility: h.Entry.Visibility, IsOwner: h.Entry.Owner == p.ID,
-			}
-			row.Before, row.After = h.Context(ctxLines)
-			resp.Results = append(resp.Results, row)
+			resp.Results = append(resp.Results, GrepRow{
+				mode: mode, ContextID: h.ID, LineNumber: h.Line + 1, Line: h.Text,
+				MatchStart: h.Start, MatchEnd: h.End, Before: h.Before, After: h.After,
+				Visibility: h.Visibility, IsOwner: h.Owner == p.ID,
+			})
 			continue
 		}
-		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.Entry.ID {
+		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.ID {
 			resp.Results[n-1].Count++
 			continue
 		}
-		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.Entry.ID, Count: 1, Visibility: h.Entry.Visibility, IsOwner: h.Entry.Owner == p.ID})
+		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.ID, Count: 1, Visibility: h.Visibility, IsOwner: h.Owner == p.ID})
 	}
 	return resp, nil
 }

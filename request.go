@@ -32,6 +32,7 @@ func (e *Engine) requestOptions(p Principal, batch bool) request.Options {
 		IndexedFields:     e.indexed,
 		MaxImageSizeMB:    e.cfg.MaxImageSizeMB,
 		MaxTotalSizeMB:    e.cfg.MaxTotalSizeMB,
+		MaxTextChars:      e.cfg.MaxTextChars,
 		DefaultVisibility: e.cfg.DefaultVisibility,
 		PublishRole:       e.cfg.PublishRole,
 		MayPublish:        e.cfg.PublishRole != "" && p.hasRole(e.cfg.PublishRole),

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/server"
 )
 
@@ -54,7 +55,14 @@ type Config struct {
 	// Planned holds the validated settings of the reference's features
 	// this build does not carry yet (see Planned).
 	Planned Planned
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (MEMORY_LIMIT_MB, default 1024; 0 = none). The binary applies it with
+	// debug.SetMemoryLimit unless GOMEMLIMIT is set, which wins.
+	MemoryLimit int64
 }
+
+// DefaultMemoryLimitMB is the default of MEMORY_LIMIT_MB.
+const DefaultMemoryLimitMB = 1024
 
 // Error reports an invalid environment variable. The binary exits with
 // status 78 (EX_CONFIG) on it.
@@ -93,6 +101,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	var c Config
 
 	c.LogLevel = r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+	c.MemoryLimit = r.int64Range("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<30) << 20
 	switch b := r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql"); b {
 	case "postgresql":
 		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
@@ -129,6 +138,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.Engine.MaxImageSizeMB = r.intRange("MAX_IMAGE_SIZE_MB", 10, 1, math.MaxInt32)
 	c.Engine.MaxTotalSizeMB = r.intRange("MAX_TOTAL_SIZE_MB", 100, 1, math.MaxInt32)
+	c.Engine.MaxTextChars = r.intRange("MAX_TEXT_CHARS", request.DefaultMaxTextChars, 1, 1<<30)
 	c.Engine.Storage.Options = readSQLite(r)
 
 	// Tools and instructions.

@@ -33,6 +33,16 @@ func readHTTP(r *envReader, c *Config) {
 		}
 	}
 
+	// The default request cap lets the largest legal store through: every
+	// image at MAX_TOTAL_SIZE_MB in base64 (4/3), the longest text at four
+	// UTF-8 bytes per character, and 1 MiB for the JSON-RPC envelope and
+	// the other arguments.
+	e := c.Engine
+	def := (int64(e.MaxTotalSizeMB)<<20*4+2)/3 + 4*int64(e.MaxTextChars) + 1<<20
+	h.MaxRequestBytes = r.int64Range("MCP_MAX_REQUEST_BYTES", def, 1024, math.MaxInt64)
+	h.ReadTimeout = r.seconds("MCP_HTTP_READ_TIMEOUT_S", 60, 3600)
+	h.IdleTimeout = r.seconds("MCP_HTTP_IDLE_TIMEOUT_S", 120, 3600)
+
 	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
 	ac := auth.Config{Provider: c.AuthProvider, ClientID: "mcp-client"}
 	if v, ok := r.lookup("MCP_AUTH_CLIENT_ID"); ok && strings.TrimSpace(v) != "" {

@@ -3,7 +3,10 @@ package index
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // TestTextTokens checks the text lengths the catalog keeps per entry (the
@@ -117,6 +120,23 @@ func TestBM25Rescore(t *testing.T) {
 	for _, h := range res.Hits {
 		if w := bm25(h.ID); math.Abs(h.Score-w) > 1e-9 {
 			t.Fatalf("%s: score %v, want %v", h.ID, h.Score, w)
+		}
+	}
+}
+
+// termCount, piece by piece, agrees with analyzing the whole text, for
+// every language, on text with long and short lines.
+func TestTermCountPieces(t *testing.T) {
+	line := "The café's owners weren't there; Über-naïve jumping foxes ran 42 km, l'homme, ĥôtel, 東京 タワー, русские слова и ещё\\n"
+	text := strings.Repeat(line, 3*lengthPiece/len(line)) + strings.Repeat("x", 2*lengthPiece) + "\\n" + strings.Repeat(line, 50)
+	for _, lang := range Languages() {
+		m := bleve.NewIndexMapping()
+		if err := addAnalyzer(m, lang); err != nil {
+			t.Fatal(err)
+		}
+		a := m.AnalyzerNamed(analyzerName)
+		if got, want := termCount(a, text), len(a.Analyze([]byte(text))); got != want {
+			t.Errorf("%s: %d terms piece by piece, %d whole", lang, got, want)
 		}
 	}
 }

@@ -109,12 +109,20 @@ type SearchQuery struct {
 	Offset  int
 	Images  bool // load image data
 	Explain bool // fill SearchResult.Plan
+	// MaxTextBytes, when positive, also ends the page after the first
+	// entry whose text brings the page's total to at least this many
+	// bytes (a page holds at least one entry), so a reader scanning
+	// large texts holds a bounded amount at a time.
+	MaxTextBytes int
 }
 
 // SearchResult is one page of a SearchQuery.
 type SearchResult struct {
 	Entries []Entry
 	Plan    string // the database's query plan when Explain was set
+	// Cut reports that MaxTextBytes ended the page before Limit: more
+	// entries may follow a page shorter than Limit.
+	Cut bool
 }
 
 // GetOptions tunes Get.

@@ -37,6 +37,32 @@ type HTTPOptions struct {
 	// ShutdownTimeout bounds how long a shutdown waits for in-flight
 	// calls (SHUTDOWN_TIMEOUT_S, default 10 s).
 	ShutdownTimeout time.Duration
+	// MaxRequestBytes caps a request body (MCP_MAX_REQUEST_BYTES; 0 =
+	// DefaultMaxRequestBytes); a larger one is answered 413.
+	MaxRequestBytes int64
+	// ReadTimeout bounds reading one request, headers and body
+	// (MCP_HTTP_READ_TIMEOUT_S, default 60 s); a body still arriving then
+	// is answered 408 and its connection closed.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long
+	// (MCP_HTTP_IDLE_TIMEOUT_S, default 120 s).
+	IdleTimeout time.Duration
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 10 * time.Second
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 60 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 120 * time.Second
+	}
+	return o
 }
 
 // Addr is host:port of o with the defaults applied.
@@ -54,8 +80,14 @@ func (o HTTPOptions) Addr() string {
 // HTTPHandler returns the HTTP surface: the MCP endpoint at /mcp behind
 // authentication, and GET /health (unauthenticated) answering
 // {"status":"ok"}. The streamable server keeps mcp-go's DNS-rebinding
-// protection: a request over loopback must carry a loopback Host.
+// protection: a request over loopback must carry a loopback Host. Bodies
+// over o.MaxRequestBytes are answered 413.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	o = o.withDefaults()
+	return s.httpHandler(o, newBodyGuard(o.MaxRequestBytes, o.ReadTimeout))
+}
+
+func (s *Server) httpHandler(o HTTPOptions, guard *bodyGuard) http.Handler {
 	authn := o.Auth
 	if authn == nil {
 		// Provider none never fails to build.
@@ -87,21 +119,24 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
-	mux.Handle(MCPPath, auth.Require(authn, s.log, refuseUnparsable(mcpHandler)))
+	// mcp-go reads the whole body before parsing it: the guard's
+	// MaxBytesReader is what bounds that read (and refuseUnparsable's).
+	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(refuseUnparsable(mcpHandler))))
 	return mux
 }
 
 // ServeHTTPListener serves the HTTP surface on ln until ctx is cancelled,
-// then shuts down gracefully: it stops accepting, lets in-flight calls
-// finish (up to ShutdownTimeout) and returns nil.
+// then shuts down gracefully: it stops accepting, cuts off the requests
+// whose body is still arriving (503), lets in-flight calls finish (up to
+// ShutdownTimeout) and returns nil.
 func (s *Server) ServeHTTPListener(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	timeout := o.ShutdownTimeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
+	o = o.withDefaults()
+	guard := newBodyGuard(o.MaxRequestBytes, o.ReadTimeout)
 	hs := &http.Server{
-		Handler:           s.HTTPHandler(o),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           s.httpHandler(o, guard),
+		ReadHeaderTimeout: min(10*time.Second, o.ReadTimeout),
+		ReadTimeout:       o.ReadTimeout,
+		IdleTimeout:       o.IdleTimeout,
 		// In-flight calls keep a context that survives the shutdown
 		// signal; only the shutdown timeout cuts them off.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -113,9 +148,17 @@ func (s *Server) ServeHTTPListener(ctx context.Context, ln net.Listener, o HTTPO
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	// Bodies still arriving get half the timeout to arrive (then 503 and
+	// the connection closes), so a slow sender cannot hold the shutdown;
+	// calls whose body has arrived run to completion.
+	guard.shutdown(o.ShutdownTimeout / 2)
 	err := hs.Shutdown(sctx)
+	if err != nil {
+		// A call still running at the timeout: drop its connection.
+		_ = hs.Close()
+	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return fmt.Errorf("http server: %w", serr)
 	}

@@ -20,11 +20,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
 )
 
@@ -120,6 +122,13 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		return exitConfig
 	}
 	cfg.Server.Version = contextd.Version
+	// A soft memory limit makes the collector work harder as the heap nears
+	// it and the scavenger return freed memory to the system above it, so a
+	// burst of large requests does not leave the process at its peak.
+	// GOMEMLIMIT, read by the runtime itself, wins.
+	if _, set := lookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 	// stdout carries only protocol bytes; diagnostics go to stderr.
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 	eng, err := contextd.Open(ctx, cfg.Engine)
@@ -144,6 +153,10 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 			fmt.Fprintf(stderr, "contextd: warning: DISABLED_TOOLS names unknown tool %q; it matches no tool and is ignored\n", n)
 		}
 	}
+	// Return a burst's memory once the process goes quiet again.
+	relCtx, stopRelease := context.WithCancel(ctx)
+	defer stopRelease()
+	go memrelease.Releaser{Logger: cfg.Server.Logger}.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
 			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))

@@ -211,13 +211,17 @@ func isASCII(s string) bool {
 	return true
 }
 
-// asciiLower lower-cases an ASCII string byte by byte, keeping offsets.
+// asciiLower lower-cases an ASCII string byte by byte, keeping offsets,
+// in one allocation (a []byte round trip would copy the text twice).
 func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+			c += 'a' - 'A'
 		}
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }

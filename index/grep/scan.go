@@ -3,6 +3,7 @@ package grep
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -19,29 +20,25 @@ type ScanOptions struct {
 	// regular expressions only (literals are linear and cheap).
 	RegexTimeout time.Duration
 	RegexTotal   time.Duration
+	// Content keeps each hit's line and ContextLines lines around it
+	// (grep_context's content mode); otherwise hits carry no text.
+	Content      bool
+	ContextLines int
 }
 
 // Pager reads the next page of entries, newest first, after last (nil for
-// the first page). A page shorter than pageSize is the last.
-type Pager func(ctx context.Context, last *persist.Entry) ([]persist.Entry, error)
+// the first page), and reports whether more may follow. Pages may be
+// short (a store pages by size as well as by count).
+type Pager func(ctx context.Context, last *persist.Entry) (page []persist.Entry, more bool, err error)
 
-// Hit is one match in a stored entry.
+// Hit is one match in a stored entry. It holds no reference to the entry
+// or its text: the lines of a content-mode hit are copies, shared by the
+// hits of one entry, so a scan keeps at most one entry's text alive.
 type Hit struct {
-	Entry *persist.Entry
-	Lines *outline.Lines
+	ID, Owner, Visibility string
 	Match
-}
-
-// Context returns up to n lines before and after the hit's line.
-func (h *Hit) Context(n int) (before, after []string) {
-	li := h.Line
-	for j := max(0, li-n); j < li; j++ {
-		before = append(before, h.Lines.Line(j))
-	}
-	for j := li + 1; j <= li+n && j < h.Lines.Count(); j++ {
-		after = append(after, h.Lines.Line(j))
-	}
-	return before, after
+	Text          string   // the hit's line (content mode)
+	Before, After []string // up to ContextLines lines around it (content mode)
 }
 
 // ScanResult is what a scan found. Truncated reports that a cap or a
@@ -55,8 +52,9 @@ type ScanResult struct {
 
 // Scan matches m over the entries next pages through, newest first, until
 // the caps of o stop it. Hidden entries never reach it: the pager reads
-// only what the caller may read, so they consume no cap.
-func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOptions) (*ScanResult, error) {
+// only what the caller may read, so they consume no cap. Each entry's
+// text is dropped once matched, so the page's memory goes with it.
+func (m *Matcher) Scan(ctx context.Context, next Pager, o ScanOptions) (*ScanResult, error) {
 	var (
 		res         ScanResult
 		scanned     int
@@ -65,7 +63,7 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOpti
 		totalExpiry = time.Now().Add(o.RegexTotal)
 	)
 	for {
-		page, err := next(ctx, last)
+		page, more, err := next(ctx, last)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +76,6 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOpti
 			ent := &page[i]
 			scanned++
 			chars += utf8.RuneCountInString(ent.Text)
-			lines := outline.SplitLines(ent.Text)
 			var deadline time.Time
 			if m.opt.Regex {
 				if !time.Now().Before(totalExpiry) {
@@ -90,6 +87,7 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOpti
 					deadline = totalExpiry
 				}
 			}
+			lines := outline.SplitLines(ent.Text)
 			ms, err := m.Find(lines, o.MaxMatches+1-len(res.Hits), deadline)
 			if errors.Is(err, ErrTimeout) {
 				if !time.Now().Before(totalExpiry) {
@@ -97,11 +95,11 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOpti
 					return res.cut(o.MaxMatches), nil
 				}
 				res.TimedOut = append(res.TimedOut, ent.ID)
+				ent.Text = ""
 				continue
 			}
-			for _, mt := range ms {
-				res.Hits = append(res.Hits, Hit{Entry: ent, Lines: lines, Match: mt})
-			}
+			res.addHits(ent, lines, ms, o)
+			ent.Text = "" // let the page's largest part go before the next entry
 			if len(res.Hits) > o.MaxMatches {
 				return res.cut(o.MaxMatches), nil
 			}
@@ -109,10 +107,38 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, pageSize int, o ScanOpti
 				return nil, err
 			}
 		}
-		if len(page) < pageSize {
+		if !more || len(page) == 0 {
 			return res.cut(o.MaxMatches), nil
 		}
-		last = &page[len(page)-1]
+		pos := page[len(page)-1]
+		last = &persist.Entry{ID: pos.ID, CreatedAt: pos.CreatedAt}
+	}
+}
+
+// addHits appends the matches of one entry, copying each line a hit
+// needs once (strings.Clone: a substring would keep the whole text).
+func (r *ScanResult) addHits(ent *persist.Entry, lines *outline.Lines, ms []Match, o ScanOptions) {
+	copies := map[int]string{}
+	line := func(i int) string {
+		s, ok := copies[i]
+		if !ok {
+			s = strings.Clone(lines.Line(i))
+			copies[i] = s
+		}
+		return s
+	}
+	for _, mt := range ms {
+		h := Hit{ID: ent.ID, Owner: ent.Owner, Visibility: ent.Visibility, Match: mt}
+		if o.Content {
+			h.Text = line(mt.Line)
+			for j := max(0, mt.Line-o.ContextLines); j < mt.Line; j++ {
+				h.Before = append(h.Before, line(j))
+			}
+			for j := mt.Line + 1; j <= mt.Line+o.ContextLines && j < lines.Count(); j++ {
+				h.After = append(h.After, line(j))
+			}
+		}
+		r.Hits = append(r.Hits, h)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // keyset pager does.
 func pages(ents []persist.Entry, size int) (Pager, *int) {
 	reads := 0
-	return func(_ context.Context, last *persist.Entry) ([]persist.Entry, error) {
+	return func(_ context.Context, last *persist.Entry) ([]persist.Entry, bool, error) {
 		reads++
 		start := 0
 		if last != nil {
@@ -22,7 +22,9 @@ func pages(ents []persist.Entry, size int) (Pager, *int) {
 				}
 			}
 		}
-		return ents[start:min(start+size, len(ents))], nil
+		end := min(start+size, len(ents))
+		// Copies: the scan drops each entry's text once matched.
+		return append([]persist.Entry(nil), ents[start:end]...), end-start == size, nil
 	}, &reads
 }
 
@@ -53,7 +55,7 @@ func TestScanCaps(t *testing.T) {
 		o := base
 		c.o(&o)
 		next, _ := pages(ents, 4)
-		res, err := m.Scan(context.Background(), next, 4, o)
+		res, err := m.Scan(context.Background(), next, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,15 +65,17 @@ func TestScanCaps(t *testing.T) {
 	}
 	// Newest first across pages, with the context lines of each hit.
 	next, reads := pages(ents, 4)
-	res, err := m.Scan(context.Background(), next, 4, base)
+	content := base
+	content.Content, content.ContextLines = true, 1
+	res, err := m.Scan(context.Background(), next, content)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *reads != 3 || res.Hits[19].Entry.ID != "e9" || res.Hits[19].Line != 1 {
+	if *reads != 3 || res.Hits[19].ID != "e9" || res.Hits[19].Line != 1 {
 		t.Fatalf("reads %d, last hit %+v", *reads, res.Hits[19])
 	}
-	before, after := res.Hits[0].Context(1)
-	if len(before) != 0 || len(after) != 1 || after[0] != "two needle" {
-		t.Fatalf("context: %q %q", before, after)
+	before, after := res.Hits[0].Before, res.Hits[0].After
+	if res.Hits[0].Text != "one needle" || len(before) != 0 || len(after) != 1 || after[0] != "two needle" {
+		t.Fatalf("context: %q %q %q", res.Hits[0].Text, before, after)
 	}
 }

@@ -1,6 +1,9 @@
 package outline
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Lines is a text split into logical lines on "\n" or "\r\n" only (a lone
 // "\r", U+2028 and the other Unicode separators stay inside a line). A
@@ -19,7 +22,11 @@ type Lines struct {
 
 // SplitLines splits text into logical lines.
 func SplitLines(text string) *Lines {
-	l := &Lines{Text: text}
+	// Sized up front: growing four arrays by appending would allocate
+	// about twice their final size for a long text.
+	n := strings.Count(text, "\n") + 1
+	l := &Lines{Text: text, ByteStart: make([]int, 0, n), ByteEnd: make([]int, 0, n),
+		RuneStart: make([]int, 0, n), RuneEnd: make([]int, 0, n)}
 	bs, rs := 0, 0
 	runes := 0
 	for i := 0; i < len(text); {

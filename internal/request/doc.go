@@ -25,6 +25,9 @@ const (
 	MaxIndexedValLen = 512
 	MaxBatch         = 100
 	MaxFilterItems   = 100
+	// DefaultMaxTextChars is the default cap on an entry's text
+	// (MAX_TEXT_CHARS): 10 Mi code points.
+	DefaultMaxTextChars = 10 << 20
 )
 
 // Options is the engine configuration the validators read. The zero value
@@ -44,6 +47,9 @@ type Options struct {
 	MayPublish  bool
 	// Batch selects the wording of the batch tools where it differs.
 	Batch bool
+	// MaxTextChars caps an entry's stripped text in code points (0 =
+	// DefaultMaxTextChars), so one write cannot take the process's memory.
+	MaxTextChars int
 }
 
 func (o Options) imageLimits() (perImageMB, totalMB int) {

@@ -56,6 +56,9 @@ func ValidateStore(in StoreInput, o Options) (*Store, error) {
 	if ps.Text == "" {
 		return nil, cerrors.Invalidf("text cannot be empty or whitespace")
 	}
+	if err := CheckTextLen(ps.Text, o); err != nil {
+		return nil, err
+	}
 	ps.Visibility = in.Visibility
 	if ps.Visibility == "" {
 		ps.Visibility = o.DefaultVisibility

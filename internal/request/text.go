@@ -11,6 +11,23 @@ import (
 // RuneLen is the length limits count in: Unicode code points.
 func RuneLen(s string) int { return utf8.RuneCountInString(s) }
 
+// CheckTextLen refuses a stripped text longer than o.MaxTextChars code
+// points, in the wording of the thread_id cap. Counting stops early: a
+// text of at most max bytes cannot hold more than max code points.
+func CheckTextLen(text string, o Options) error {
+	limit := o.MaxTextChars
+	if limit <= 0 {
+		limit = DefaultMaxTextChars
+	}
+	if len(text) <= limit {
+		return nil
+	}
+	if n := RuneLen(text); n > limit {
+		return cerrors.Invalidf("text is too long: %d characters, maximum is %d characters", n, limit)
+	}
+	return nil
+}
+
 // Unstorable reports why s cannot be stored on every backend, or "".
 // what names the kind of string ("A string value", "A metadata key").
 func Unstorable(what, s string) string {

@@ -46,6 +46,9 @@ func ValidateUpdate(in UpdateInput, o Options) (*Update, error) {
 			}
 			return nil, cerrors.Invalidf("text cannot be empty or contain only whitespace")
 		}
+		if err := CheckTextLen(t, o); err != nil {
+			return nil, err
+		}
 		pu.Text, pu.Hash = &t, ContentHash(t)
 	}
 	if in.Metadata != nil && in.MetadataPatch != nil {

@@ -227,10 +227,10 @@ func (r reader) Get(ctx context.Context, acc persist.Access, ids []string, opt p
 	return r.entries(ctx, "get entries", b.String(), b.args, opt.Images)
 }
 
-// searchSQL builds the page query of q.
-func searchSQL(acc persist.Access, q persist.SearchQuery) (*sqlb, error) {
+// searchSQL builds the page query of q, selecting cols.
+func searchSQL(acc persist.Access, q persist.SearchQuery, cols string) (*sqlb, error) {
 	b := &sqlb{}
-	b.w("SELECT " + entryCols + " FROM context_entries e WHERE ")
+	b.w("SELECT " + cols + " FROM context_entries e WHERE ")
 	if err := b.filter(acc, q.Filter); err != nil {
 		return nil, err
 	}
@@ -245,7 +245,10 @@ func searchSQL(acc persist.Access, q persist.SearchQuery) (*sqlb, error) {
 // Search returns one page of readable entries matching q, newest first.
 func (r reader) Search(ctx context.Context, acc persist.Access, q persist.SearchQuery) (persist.SearchResult, error) {
 	var res persist.SearchResult
-	b, err := searchSQL(acc, q)
+	if q.MaxTextBytes > 0 && !q.Explain {
+		return r.searchBySize(ctx, acc, q)
+	}
+	b, err := searchSQL(acc, q, entryCols)
 	if err != nil {
 		return res, err
 	}
@@ -255,6 +258,52 @@ func (r reader) Search(ctx context.Context, acc persist.Access, q persist.Search
 		}
 	}
 	res.Entries, err = r.entries(ctx, "search", b.String(), b.args, q.Images)
+	return res, err
+}
+
+// searchBySize reads a page bounded by q.MaxTextBytes as well as q.Limit:
+// first the ids and text sizes of the page (octet_length reads the size
+// from the record header, not the text), then the entries of the prefix
+// that fits, by id and still under the read predicate.
+func (r reader) searchBySize(ctx context.Context, acc persist.Access, q persist.SearchQuery) (persist.SearchResult, error) {
+	var res persist.SearchResult
+	b, err := searchSQL(acc, q, "e.id, octet_length(e.text_content)")
+	if err != nil {
+		return res, err
+	}
+	rows, err := r.q.QueryContext(ctx, b.String(), b.args...)
+	if err != nil {
+		return res, fmt.Errorf("sqlite: search sizes: %w", err)
+	}
+	var ids []string
+	total := 0
+	for rows.Next() {
+		var (
+			id string
+			n  int
+		)
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("sqlite: search sizes: %w", err)
+		}
+		if total >= q.MaxTextBytes {
+			res.Cut = true
+			break
+		}
+		ids = append(ids, id)
+		total += n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, fmt.Errorf("sqlite: search sizes: %w", err)
+	}
+	if len(ids) == 0 {
+		return res, nil
+	}
+	eb := &sqlb{}
+	eb.w("SELECT " + entryCols + " FROM context_entries e WHERE e.id IN ").in(ids).w(" AND ")
+	eb.readable(acc, "e").w(" ORDER BY e.created_at DESC, e.id DESC")
+	res.Entries, err = r.entries(ctx, "search", eb.String(), eb.args, q.Images)
 	return res, err
 }
 

@@ -1,0 +1,71 @@
+package contextd_test
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/request"
+)
+
+// textLine repeats to make the largest legal text: ASCII (bytes are code
+// points), 80-character lines where `w.rd` matches often.
+const textLine = "a word, a ward, a weird sword in the world; wordy awards and other words in text\n"
+
+// TestGrepMemoryPerInputByte (issue 11) stores the largest legal text
+// (MAX_TEXT_CHARS, 10 Mi characters) and measures the bytes one grep
+// allocates per input byte, for each output mode: grep works on one
+// entry at a time with a small constant per byte. The README reports the
+// figures.
+func TestGrepMemoryPerInputByte(t *testing.T) {
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "mem"})
+	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(t.TempDir(), "mem.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	text := strings.Repeat(textLine, request.DefaultMaxTextChars/len(textLine)+1)[:request.DefaultMaxTextChars]
+	if _, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "big", Source: "user", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	over := text + "x"
+	if _, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "big", Source: "user", Text: over}); err == nil {
+		t.Fatal("a text one character over MAX_TEXT_CHARS was stored")
+	}
+	// Let the full-text index take the text in first (a search catches up
+	// with the change log), so its work is not counted against grep.
+	if _, err := eng.FTSSearch(ctx, contextd.FTSSearchRequest{Query: "sword"}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		req   contextd.GrepRequest
+		bound float64 // bytes allocated per input byte
+	}{
+		{"regex-count", contextd.GrepRequest{Pattern: "w.rd", IsRegex: true, OutputMode: contextd.GrepCount}, 2},
+		{"literal-ci-count", contextd.GrepRequest{Pattern: "WORLD", OutputMode: contextd.GrepCount}, 3},
+		{"literal-content", contextd.GrepRequest{Pattern: "sword", OutputMode: contextd.GrepContent, ContextLines: 20, MaxMatches: 1000}, 3},
+		{"regex-files", contextd.GrepRequest{Pattern: `\bweird\b`, IsRegex: true}, 2},
+	}
+	for _, c := range cases {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		resp, err := eng.Grep(ctx, c.req)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.TotalMatches == 0 {
+			t.Fatalf("%s: no matches", c.name)
+		}
+		per := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(text))
+		t.Logf("%s: %.2f bytes allocated per input byte (%d matches)", c.name, per, resp.TotalMatches)
+		if per > c.bound {
+			t.Errorf("%s: %.2f bytes allocated per input byte, want at most %.0f", c.name, per, c.bound)
+		}
+	}
+}

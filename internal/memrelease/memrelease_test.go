@@ -1,0 +1,57 @@
+package memrelease
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+var sink []byte
+
+// A burst of allocation followed by quiet releases once; quiet without a
+// new burst does not release again.
+func TestReleaseAfterBurstOnce(t *testing.T) {
+	released := make(chan struct{}, 10)
+	r := Releaser{Interval: 20 * time.Millisecond, Burst: 8 << 20, Quiet: 1 << 20, MinGap: time.Millisecond,
+		release: func() { released <- struct{}{} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx)
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-released:
+		t.Fatal("released with no burst")
+	default:
+	}
+	for range 16 {
+		sink = make([]byte, 1<<20)
+	}
+	sink = nil
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no release after a 16 MiB burst")
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-released:
+		t.Fatal("released twice for one burst")
+	default:
+	}
+}
+
+// Release returns free pages: what the runtime holds falls after a large
+// allocation is dropped.
+func TestReleaseReturnsMemory(t *testing.T) {
+	sink = make([]byte, 256<<20)
+	for i := 0; i < len(sink); i += 4096 {
+		sink[i] = 1
+	}
+	_, before := Stats()
+	sink = nil
+	Release()
+	_, after := Stats()
+	if before-after < 200<<20 {
+		t.Fatalf("held %d MiB before, %d MiB after releasing a dropped 256 MiB slice", before>>20, after>>20)
+	}
+}
