@@ -278,3 +278,123 @@ func TestNativeScoresCountEveryEntryR307(t *testing.T) {
 	}
 	t.Logf("%d of %d batches moved bob's scores; first: %s", changed, batches, first)
 }
+
+// TestScoresIgnoreUnreadableEntriesBeyondPool: the property when bob's
+// matches outnumber the candidate pool Bleve would pick by its own,
+// collection-wide statistics (200 per search, up to 1,000 on the pruning
+// path). Bob reads 600 entries holding golf, kilo or both; alice's hidden
+// entries then make golf common and long texts frequent in the whole
+// index (so Bleve's idf and average length move), are rewritten and
+// deleted. Bob's rankings and scores must not move: the candidates are
+// selected over his readable set (index/exact.go).
+func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
+	eng := scoreEngine(t, BackendInProcess)
+	r := rand.New(rand.NewPCG(11, 200))
+	no := false
+	fill := strings.Fields("alpha bravo charlie delta echo foxtrot hotel india juliet lima")
+	storeAll := func(who string, texts []string) []string {
+		t.Helper()
+		var ids []string
+		for len(texts) > 0 {
+			n := min(100, len(texts))
+			items := make([]StoreBatchItem, n)
+			for i, text := range texts[:n] {
+				items[i].StoreRequest = StoreRequest{ThreadID: "t" + who, Source: "user", Text: text, Visibility: VisibilityPrivate, Deduplicate: &no}
+			}
+			texts = texts[n:]
+			res, err := eng.StoreBatch(as(who), StoreBatchRequest{Entries: items})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range res.Results {
+				if !it.Success || it.ContextID == nil {
+					t.Fatalf("store by %s: %+v", who, it)
+				}
+				ids = append(ids, *it.ContextID)
+			}
+		}
+		return ids
+	}
+	// Alice holds hidden entries from the start: bob never reads every
+	// entry, before or after.
+	storeAll("alice", []string{"zulu yankee", "xray whiskey victor"})
+	var bobTexts []string
+	for range 600 {
+		var words []string
+		g, k := r.IntN(4), r.IntN(4)
+		if g+k == 0 {
+			g = 1
+		}
+		for range g {
+			words = append(words, "golf")
+		}
+		for range k {
+			words = append(words, "kilo")
+		}
+		for range r.IntN(16) {
+			words = append(words, fill[r.IntN(len(fill))])
+		}
+		r.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+		bobTexts = append(bobTexts, strings.Join(words, " "))
+	}
+	storeAll("bob", bobTexts)
+	sees := func() string {
+		t.Helper()
+		var b strings.Builder
+		put := func(kind, id string, scores any) {
+			j, err := json.Marshal(scores)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s %s %s\n", kind, id, j)
+		}
+		for _, q := range []struct{ text, mode string }{
+			{"golf OR kilo", "boolean"}, {"golf kilo", ""}, {"golf", ""}, {"golf OR kilo OR lima OR echo", "boolean"},
+		} {
+			res, err := eng.FTSSearch(as("bob"), FTSSearchRequest{Query: q.text, Mode: q.mode, Limit: 50})
+			if err != nil || res.Error != "" {
+				t.Fatalf("fts %q: %v %s", q.text, err, res.Error)
+			}
+			for _, x := range res.Results {
+				put("fts:"+q.text, x.ID, x.Scores)
+			}
+		}
+		res, err := eng.HybridSearch(as("bob"), HybridSearchRequest{Query: "golf kilo lima", Limit: 50})
+		if err != nil || res.Error != "" {
+			t.Fatalf("hybrid: %v %s", err, res.Error)
+		}
+		for _, x := range res.Results {
+			put("hybrid", x.ID, x.Scores)
+		}
+		return b.String()
+	}
+	before := sees()
+	if n := strings.Count(before, "\n"); n < 200 {
+		t.Fatalf("bob sees %d results", n)
+	}
+	var golfy []string
+	for range 1500 {
+		golfy = append(golfy, strings.Repeat("golf ", 1+r.IntN(3))+strings.Repeat("lima zulu ", r.IntN(30)))
+	}
+	hidden := storeAll("alice", golfy)
+	if after := sees(); after != before {
+		t.Fatalf("alice's hidden stores changed bob's results: %s", firstDiff(before, after))
+	}
+	for _, id := range hidden[:300] {
+		text := "kilo kilo kilo " + strings.Repeat("echo ", r.IntN(40))
+		if _, err := eng.Update(as("alice"), UpdateRequest{ContextID: id, Text: &text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := sees(); after != before {
+		t.Fatalf("alice's hidden updates changed bob's results: %s", firstDiff(before, after))
+	}
+	for i := 300; i < 1300; i += 100 {
+		if _, err := eng.Delete(as("alice"), DeleteRequest{ContextIDs: hidden[i : i+100]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := sees(); after != before {
+		t.Fatalf("alice's hidden deletes changed bob's results: %s", firstDiff(before, after))
+	}
+}

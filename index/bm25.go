@@ -1,8 +1,9 @@
 package index
 
 // The BM25 stage. Bleve's BM25 is not the textbook function (see
-// qbuilder), so its ordering is recomputed over its best candidates with
-// Okapi BM25 as Lucene and Elasticsearch define it:
+// qbuilder), so its ordering is recomputed over its best candidates (for a
+// caller who does not read every entry, over every allowed match:
+// exact.go) with Okapi BM25 as Lucene and Elasticsearch define it:
 //
 //	score(d) = sum over query terms t of
 //	           qtf(t) * idf(t) * tf(t,d) * (k1 + 1) /
@@ -18,6 +19,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 
@@ -39,6 +41,36 @@ const (
 // reorders the candidates the ordering is cut from.
 const rescoreDepth = 100
 
+// queryTerms returns the distinct terms in first-occurrence order (the
+// order scores are summed in) and each one's count in the query.
+func queryTerms(terms []string) ([]string, map[string]int) {
+	qtf := map[string]int{}
+	var order []string
+	for _, t := range terms {
+		if qtf[t] == 0 {
+			order = append(order, t)
+		}
+		qtf[t]++
+	}
+	return order, qtf
+}
+
+// termReader opens term's postings with frequencies and norms and returns
+// its idf times qtf, the query's count of it; a nil reader when no entry
+// of the collection holds term.
+func (st *collStats) termReader(ctx context.Context, term string, qtf int) (bindex.TermFieldReader, float64, error) {
+	df, err := st.docFreq(ctx, term)
+	if err != nil || df == 0 {
+		return nil, 0, err
+	}
+	tfr, err := st.r.TermFieldReader(ctx, []byte(term), fieldText, true, true, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("index: %w", err)
+	}
+	idf := math.Log(1 + (float64(st.docs)-float64(df)+0.5)/(float64(df)+0.5))
+	return tfr, idf * float64(qtf), nil
+}
+
 // rescoreBM25 replaces the scores of hits by textbook BM25 over terms
 // and sorts them (score DESC, id DESC), with the statistics st and its
 // reader.
@@ -46,7 +78,7 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 	if len(hits) == 0 || len(terms) == 0 {
 		return nil
 	}
-	r, n := st.r, st.docs
+	r := st.r
 	type cand struct {
 		hit   *search.DocumentMatch
 		iid   bindex.IndexInternalID
@@ -71,29 +103,16 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].iid.Compare(cands[j].iid) < 0 })
 	avgdl := st.avgdl()
-	qtf := map[string]int{}
-	var order []string
-	for _, t := range terms {
-		if qtf[t] == 0 {
-			order = append(order, t)
-		}
-		qtf[t]++
-	}
+	order, qtf := queryTerms(terms)
 	var tfd bindex.TermFieldDoc
 	for _, t := range order {
-		df, err := st.docFreq(ctx, t)
+		tfr, idf, err := st.termReader(ctx, t, qtf[t])
 		if err != nil {
 			return err
 		}
-		if df == 0 {
+		if tfr == nil {
 			continue
 		}
-		tfr, err := r.TermFieldReader(ctx, []byte(t), fieldText, true, true, false)
-		if err != nil {
-			return err
-		}
-		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		idf *= float64(qtf[t])
 		var cur bindex.IndexInternalID // the reader's position
 		var freq uint64
 		var norm float64
@@ -117,12 +136,7 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 			if !cur.Equals(iid) {
 				continue
 			}
-			tf := float64(freq)
-			dl := 1.0
-			if norm > 0 {
-				dl = math.Round(1 / (norm * norm))
-			}
-			cands[i].score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+			cands[i].score += bm25Term(idf, freq, norm, avgdl)
 		}
 		tfr.Close()
 	}

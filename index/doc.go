@@ -5,7 +5,8 @@
 // phrase, boolean), the allowed-set prefilter (the roaring bitmaps of
 // index/catalog mapped onto Bleve's document numbers, so hidden or
 // filtered entries never take a slot; prefilter.go), BM25 term pruning
-// (prune.go), highlights,
+// (prune.go), statistics and candidate selection over the caller's
+// readable set (stats.go, exact.go), highlights,
 // and the on-disk snapshot beside the database (format header, change-log
 // watermark, checksum).
 //

@@ -19,9 +19,13 @@ import (
 // prefilter, for a principal holding 1, 100 and 10,000 distinct grants,
 // with the catalog bitmap prefilter and with the previous term prefilter
 // side by side, and the prefilter step alone. search/catalog scores with
-// the statistics of the caller's readable set (stats.go),
-// search/catalog-globalstats with those of every entry (the behaviour
-// before), for the cost of the restriction.
+// the statistics of the caller's readable set (stats.go) and selects its
+// candidates exactly over that set (exact.go), search/catalog-pool with
+// the same statistics but Bleve's candidate pool, and
+// search/catalog-globalstats with the statistics of every entry and
+// Bleve's pool (the behaviour before both), for the cost of each step.
+// search-or/ runs a four-word OR (the term-pruning path of hybrid
+// search's full-text leg).
 //
 // Corpus: 100,000 paragraphs of the Go source tree's doc comments (the
 // corpus of the root package's BenchmarkFTS, read the same way), owned by
@@ -62,9 +66,13 @@ func BenchmarkPrefilteredSearch(b *testing.B) {
 				b.ReportMetric(float64(n), "allowed")
 			})
 			for _, pv := range []struct {
-				name          string
-				terms, global bool
-			}{{"search/catalog", false, false}, {"search/catalog-globalstats", false, true}, {"search/terms", true, false}} {
+				name                string
+				terms, global, pool bool
+				or                  bool
+			}{
+				{name: "search/catalog"}, {name: "search/catalog-pool", pool: true}, {name: "search/catalog-globalstats", global: true, pool: true}, {name: "search/terms", terms: true},
+				{name: "search-or/catalog", or: true}, {name: "search-or/catalog-pool", pool: true, or: true}, {name: "search-or/catalog-globalstats", global: true, pool: true, or: true},
+			} {
 				b.Run(c.name+"/"+v.name+"/"+pv.name, func(b *testing.B) {
 					b.ReportAllocs()
 					var lat []time.Duration
@@ -72,7 +80,13 @@ func BenchmarkPrefilteredSearch(b *testing.B) {
 					i := 0
 					for b.Loop() {
 						q := base
-						q.Text, q.TermPrefilter, q.GlobalStats = qs[i%len(qs)], pv.terms, pv.global
+						q.Text, q.TermPrefilter, q.GlobalStats, q.PoolSelection = qs[i%len(qs)], pv.terms, pv.global, pv.pool
+						if pv.or {
+							// Four words ORed: the term-pruning path (the
+							// full-text leg of hybrid search).
+							q.Mode = "boolean"
+							q.Text = strings.Join(strings.Fields(qs[i%len(qs)]+" "+qs[(i+1)%len(qs)]), " OR ")
+						}
 						i++
 						began := time.Now()
 						res, err := ix.Search(ctx, q)

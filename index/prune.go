@@ -27,8 +27,10 @@ import (
 // Turtle & Flood 1995). Otherwise the next rarest term joins and the
 // selection runs again, up to the full disjunction.
 
-// Candidate pools, in multiples of the depth. Bleve picks a pool by its
-// own score, which is not BM25's: a pool twice the depth makes the
+// Candidate pools, in multiples of the depth, for a caller who reads every
+// entry (any other caller's candidates are every allowed match, scored
+// exactly: exact.go). Bleve picks a pool by its own score, which is not
+// BM25's: a pool twice the depth makes the
 // rescored top 100 of a full selection match the exact ranking on the
 // pruning test's collection (70-78 of 100 entries with a pool of one
 // depth); a pruned selection is rescored whole up to ten depths.
@@ -54,6 +56,11 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		defer st.close()
 	}
 	run := func(sel query.Query, pool int) (*bleve.SearchResult, error) {
+		if rescore && st.readable != nil && !q.PoolSelection {
+			// A caller who cannot read every entry: Bleve's pool would be
+			// chosen with collection-wide statistics (exact.go).
+			return ix.selectExact(ctx, wrap(sel), b.terms, st, depth, q.Highlight)
+		}
 		req := bleve.NewSearchRequestOptions(wrap(sel), pool, 0, false)
 		if !rescore {
 			// The final order breaks ties by id DESC. With the BM25 stage
@@ -122,7 +129,8 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		// every document of the selection is rescored when they number at
 		// most maxPool·depth (the ranking is then exact), else the best
 		// maxPool·depth of Bleve's (an approximation, like the pool of
-		// the full disjunction).
+		// the full disjunction). For a caller who does not read every
+		// entry, run scores the whole selection (exact.go).
 		docs := 0
 		for _, tb := range bounds[:k] {
 			docs += tb.df

@@ -49,6 +49,10 @@ type Query struct {
 	// behaviour before readable-set statistics, stats.go): for
 	// side-by-side benchmarks and as the leaking baseline in tests.
 	GlobalStats bool
+	// PoolSelection lets Bleve select the candidates the BM25 stage
+	// rescores for every caller (the behaviour before exact.go): for
+	// side-by-side benchmarks and as the leaking baseline in tests.
+	PoolSelection bool
 }
 
 // Hit is one ranked entry. Spans are the byte ranges of matched terms in
@@ -71,9 +75,11 @@ type Result struct {
 	Terms []string
 }
 
-// Search ranks the allowed entries matching q by BM25: Bleve selects the
-// best q.Size candidates inside the allowed set, and for match, phrase and
-// boolean queries the BM25 stage rescores and reorders them.
+// Search ranks the allowed entries matching q by BM25. For match, phrase
+// and boolean queries of a caller who may read every entry, Bleve selects
+// a pool of candidates inside the allowed set and the BM25 stage rescores
+// and reorders them; for any other caller every allowed match is scored
+// by the BM25 stage (exact.go). Prefix queries keep Bleve's order.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	var res Result
 	res.Hits = []Hit{}

@@ -1,0 +1,263 @@
+package index
+
+// Exact candidate selection over the caller's readable set.
+//
+// The BM25 stage (bm25.go) rescores a pool of candidates, and Bleve picks
+// that pool by its own score, whose document frequencies, document count
+// and average length are counted over every indexed entry. When a caller
+// has more matches than the pool, which of them reach the page then
+// depended on entries it cannot read (issue 11). For a caller whose
+// readable set is not the whole index, the pool is therefore not Bleve's:
+// every match of the text query inside the allowed set is visited (the
+// text searcher without scores, behind the same prefilter) and scored by
+// the BM25 stage's function with the readable-set statistics, and the best
+// depth are kept in a bounded heap ordered as the final ranking (score
+// DESC, id DESC). The ranking is then the exact BM25 top over the allowed
+// matches, a function of what the caller can read alone.
+//
+// The cost is the visit of every allowed match, which Bleve's selection
+// also pays (it scores every match to pick its pool), plus one postings
+// advance per query term and match for the term frequencies and lengths;
+// Bleve's scoring, its id loads for the pool and the rescoring of the pool
+// are saved (README, "Access and sharing", BenchmarkPrefilteredSearch).
+//
+// A caller who reads every entry keeps Bleve's pool: its statistics are
+// already the readable set's, and its results stay as they were.
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// bm25Term is one term's textbook BM25 contribution to a document
+// (bm25.go): idf already multiplied by the query term's count, freq and
+// norm from the postings.
+func bm25Term(idf float64, freq uint64, norm, avgdl float64) float64 {
+	tf := float64(freq)
+	dl := 1.0
+	if norm > 0 {
+		dl = math.Round(1 / (norm * norm))
+	}
+	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+}
+
+// termCursor walks one query term's postings along the matches.
+type termCursor struct {
+	tfr  bindex.TermFieldReader
+	idf  float64
+	tfd  bindex.TermFieldDoc
+	cur  uint64
+	has  bool
+	done bool
+	freq uint64
+	norm float64
+}
+
+// exactHit is a kept candidate: its global document number, score and id.
+type exactHit struct {
+	doc   uint64
+	score float64
+	id    string
+}
+
+// worse orders the heap: the worst kept candidate at the root.
+func worse(a, b exactHit) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.id < b.id
+}
+
+type exactHeap []exactHit
+
+func (h exactHeap) Len() int           { return len(h) }
+func (h exactHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h exactHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *exactHeap) Push(x any)        { *h = append(*h, x.(exactHit)) }
+func (h *exactHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// selectExact returns the best depth matches of sel (the text query inside
+// the prefilter) by textbook BM25 over terms with the statistics st, read
+// from st's reader, best first (score DESC, id DESC); Total counts every
+// match. With locations, the hits carry their term locations in sel.
+func (ix *Index) selectExact(ctx context.Context, sel query.Query, terms []string, st *collStats, depth int, locations bool) (*bleve.SearchResult, error) {
+	snap, ok := st.r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, fmt.Errorf("index: exact selection needs a scorch snapshot, got %T", st.r)
+	}
+	segs := snap.Segments()
+	offsets := make([]uint64, len(segs)+1)
+	ords := make([][]uint32, len(segs))
+	for k, s := range segs {
+		offsets[k+1] = offsets[k] + s.Segment().Count()
+		if s.Count() == 0 {
+			continue
+		}
+		e, err := ix.segmentOrds(s, segs)
+		if err != nil {
+			return nil, err
+		}
+		ords[k] = e.ords
+	}
+	idOf := func(n uint64) string {
+		k := sort.Search(len(segs), func(k int) bool { return offsets[k+1] > n })
+		if k >= len(segs) || n-offsets[k] >= uint64(len(ords[k])) {
+			return ""
+		}
+		o := ords[k][n-offsets[k]]
+		if o == noOrd {
+			return ""
+		}
+		id, _ := ix.cat.ID(o)
+		return id
+	}
+
+	order, qtf := queryTerms(terms)
+	// The term cursors are opened at the first match: a search with no
+	// allowed match (a thread without the words) reads no postings.
+	var curs []*termCursor
+	defer func() {
+		for _, c := range curs {
+			_ = c.tfr.Close()
+		}
+	}()
+	opened := false
+	open := func() error {
+		opened = true
+		for _, t := range order {
+			tfr, idf, err := st.termReader(ctx, t, qtf[t])
+			if err != nil {
+				return err
+			}
+			if tfr != nil {
+				curs = append(curs, &termCursor{tfr: tfr, idf: idf})
+			}
+		}
+		return nil
+	}
+	avgdl := st.avgdl()
+
+	s, err := sel.Searcher(ctx, st.r, ix.bi.Mapping(), search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: st.r}
+	kept := make(exactHeap, 0, depth)
+	var iid bindex.IndexInternalID
+	total := 0
+	for {
+		if total&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		m, err := s.Next(sctx)
+		if err != nil {
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		if m == nil {
+			break
+		}
+		n := m.IndexInternalID.Value()
+		sctx.DocumentMatchPool.Put(m)
+		total++
+		if !opened {
+			if err := open(); err != nil {
+				return nil, err
+			}
+		}
+		iid = bindex.NewIndexInternalID(iid, n)
+		score := 0.0
+		for _, c := range curs {
+			if c.done {
+				continue
+			}
+			if !c.has || c.cur < n {
+				d, err := c.tfr.Advance(iid, c.tfd.Reset())
+				if err != nil {
+					return nil, fmt.Errorf("index: %w", err)
+				}
+				if d == nil {
+					c.done = true
+					continue
+				}
+				c.cur, c.has, c.freq, c.norm = d.ID.Value(), true, d.Freq, d.Norm
+			}
+			if c.cur == n {
+				score += bm25Term(c.idf, c.freq, c.norm, avgdl)
+			}
+		}
+		h := exactHit{doc: n, score: score}
+		if len(kept) < depth {
+			h.id = idOf(n)
+			heap.Push(&kept, h)
+			continue
+		}
+		if score < kept[0].score {
+			continue
+		}
+		h.id = idOf(n)
+		if worse(kept[0], h) {
+			kept[0] = h
+			heap.Fix(&kept, 0)
+		}
+	}
+	slices.SortFunc(kept, func(a, b exactHit) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	sr := &bleve.SearchResult{Total: uint64(total), Hits: make(search.DocumentMatchCollection, len(kept))}
+	for i, h := range kept {
+		sr.Hits[i] = &search.DocumentMatch{ID: h.id, Score: h.score, IndexInternalID: bindex.NewIndexInternalID(nil, h.doc)}
+	}
+	if locations && len(kept) > 0 {
+		if err := ix.fillLocations(ctx, sel, sr.Hits); err != nil {
+			return nil, err
+		}
+	}
+	return sr, nil
+}
+
+// fillLocations sets the term locations of hits in q: one search of q
+// restricted to the hits' ids.
+func (ix *Index) fillLocations(ctx context.Context, q query.Query, hits search.DocumentMatchCollection) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(q, bleve.NewDocIDQuery(ids)), len(ids), 0, false)
+	req.IncludeLocations = true
+	sr, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return fmt.Errorf("index: search: %w", err)
+	}
+	locs := make(map[string]search.FieldTermLocationMap, len(sr.Hits))
+	for _, h := range sr.Hits {
+		locs[h.ID] = h.Locations
+	}
+	for _, h := range hits {
+		h.Locations = locs[h.ID]
+	}
+	return nil
+}
