@@ -159,18 +159,8 @@ func (d *rawDecoder) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k.(string)] = v // the last of duplicate keys wins, as in encoding/json
-		d.skipSpace()
-		if d.i >= len(d.b) {
-			return nil, errSyntax
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return m, nil
-		default:
-			return nil, errSyntax
+		if done, err := d.sep('}'); done || err != nil {
+			return m, err
 		}
 	}
 }
@@ -189,20 +179,27 @@ func (d *rawDecoder) array(depth int) (any, error) {
 			return nil, err
 		}
 		l = append(l, v)
-		d.skipSpace()
-		if d.i >= len(d.b) {
-			return nil, errSyntax
+		if done, err := d.sep(']'); done || err != nil {
+			return l, err
 		}
+	}
+}
+
+// sep reads what follows a member of an object or array: ',' (another
+// member follows) or close (the end).
+func (d *rawDecoder) sep(close byte) (done bool, err error) {
+	d.skipSpace()
+	if d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ',':
 			d.i++
-		case ']':
+			return false, nil
+		case close:
 			d.i++
-			return l, nil
-		default:
-			return nil, errSyntax
+			return true, nil
 		}
 	}
+	return false, errSyntax
 }
 
 func (d *rawDecoder) number() (any, error) {
