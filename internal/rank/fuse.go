@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -132,13 +133,7 @@ func Fuse(k int, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Candidate) int {
-		switch {
-		case a.RRF > b.RRF:
-			return -1
-		case a.RRF < b.RRF:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(b.RRF, a.RRF), strings.Compare(a.ID, b.ID))
 	})
 	return out[:min(len(out), Depth)], fs
 }

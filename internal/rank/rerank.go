@@ -1,8 +1,11 @@
 package rank
 
 import (
+	"cmp"
 	"context"
 	"slices"
+
+	"github.com/contextd/contextd/model"
 )
 
 // TextHit is one candidate of a full-text leg.
@@ -118,16 +121,8 @@ func (r Reranking) Rerank(ctx context.Context, query string, cands []Candidate, 
 		return kept, false, nil
 	}
 	for i := range kept {
-		kept[i].Rerank = min(1, max(0, scores[i]))
+		kept[i].Rerank = model.ClampScore(scores[i]) // a NaN from a custom reranker is 0
 	}
-	slices.SortStableFunc(kept, func(a, b Candidate) int {
-		switch {
-		case a.Rerank > b.Rerank:
-			return -1
-		case a.Rerank < b.Rerank:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(kept, func(a, b Candidate) int { return cmp.Compare(b.Rerank, a.Rerank) })
 	return kept, true, nil
 }

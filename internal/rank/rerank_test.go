@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -60,9 +61,9 @@ func TestRerank(t *testing.T) {
 		t.Fatalf("no reranker: %s %v %v", ids(got), ok, err)
 	}
 
-	// Scores order the kept candidates, clamped to [0, 1]; ties keep the
+	// Scores order the kept candidates, clamped to [0, 1] (NaN is 0); ties keep the
 	// retrieval order; the input is not reordered.
-	s := &scorer{scores: map[string]float64{"alpha": 0.2, "beta": 3, "gamma": 0.2, "delta": -1}}
+	s := &scorer{scores: map[string]float64{"alpha": 0.2, "beta": 3, "gamma": 0.2, "delta": math.NaN()}}
 	in = ranking()
 	got, ok, err = Reranking{Reranker: s}.Rerank(ctx, "q", in, texts)
 	if err != nil || !ok {
