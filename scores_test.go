@@ -19,7 +19,7 @@ import (
 // by readable and unreadable entries) and compares, around every batch of
 // alice's and carol's operations on entries bob cannot read, bob's
 // rankings and scores: fts_score and rerank_score of fts searches (match,
-// conjunction, a long OR that takes the term-pruning path), the hybrid
+// conjunction, a long OR that takes the term-pruning path, prefixes), the hybrid
 // scores, and rerank_score of reranked semantic searches.
 
 var scoreWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima")
@@ -176,6 +176,7 @@ func (w *scoreWorld) bobSees() string {
 	}
 	for _, q := range []struct{ text, mode string }{
 		{"delta", ""}, {"alpha echo", ""}, {"golf OR kilo OR lima OR bravo", "boolean"}, {"hotel india", "phrase"},
+		{"ind", "prefix"}, {"gol ech", "prefix"}, {"kilo OR char*", "boolean"},
 	} {
 		res, err := w.eng.FTSSearch(bob, FTSSearchRequest{Query: q.text, Mode: q.mode, Limit: 50})
 		if err != nil || res.Error != "" {
@@ -279,47 +280,44 @@ func TestNativeScoresCountEveryEntryR307(t *testing.T) {
 	t.Logf("%d of %d batches moved bob's scores; first: %s", changed, batches, first)
 }
 
-// TestScoresIgnoreUnreadableEntriesBeyondPool: the property when bob's
-// matches outnumber the candidate pool Bleve would pick by its own,
-// collection-wide statistics (200 per search, up to 1,000 on the pruning
-// path). Bob reads 600 entries holding golf, kilo or both; alice's hidden
-// entries then make golf common and long texts frequent in the whole
-// index (so Bleve's idf and average length move), are rewritten and
-// deleted. Bob's rankings and scores must not move: the candidates are
-// selected over his readable set (index/exact.go).
-func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
-	eng := scoreEngine(t, BackendInProcess)
-	r := rand.New(rand.NewPCG(11, 200))
+// storeAllAs stores texts as who's private entries, in batches, and
+// returns their ids.
+func storeAllAs(t *testing.T, eng *Engine, who string, texts []string) []string {
+	t.Helper()
 	no := false
-	fill := strings.Fields("alpha bravo charlie delta echo foxtrot hotel india juliet lima")
-	storeAll := func(who string, texts []string) []string {
-		t.Helper()
-		var ids []string
-		for len(texts) > 0 {
-			n := min(100, len(texts))
-			items := make([]StoreBatchItem, n)
-			for i, text := range texts[:n] {
-				items[i].StoreRequest = StoreRequest{ThreadID: "t" + who, Source: "user", Text: text, Visibility: VisibilityPrivate, Deduplicate: &no}
-			}
-			texts = texts[n:]
-			res, err := eng.StoreBatch(as(who), StoreBatchRequest{Entries: items})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range res.Results {
-				if !it.Success || it.ContextID == nil {
-					t.Fatalf("store by %s: %+v", who, it)
-				}
-				ids = append(ids, *it.ContextID)
-			}
+	var ids []string
+	for len(texts) > 0 {
+		n := min(100, len(texts))
+		items := make([]StoreBatchItem, n)
+		for i, text := range texts[:n] {
+			items[i].StoreRequest = StoreRequest{ThreadID: "t" + who, Source: "user", Text: text, Visibility: VisibilityPrivate, Deduplicate: &no}
 		}
-		return ids
+		texts = texts[n:]
+		res, err := eng.StoreBatch(as(who), StoreBatchRequest{Entries: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range res.Results {
+			if !it.Success || it.ContextID == nil {
+				t.Fatalf("store by %s: %+v", who, it)
+			}
+			ids = append(ids, *it.ContextID)
+		}
 	}
-	// Alice holds hidden entries from the start: bob never reads every
-	// entry, before or after.
-	storeAll("alice", []string{"zulu yankee", "xray whiskey victor"})
-	var bobTexts []string
-	for range 600 {
+	return ids
+}
+
+// poolTexts are 600 texts of bob's holding golf, kilo or both, a third of
+// them the same text (equal scores, so which of them reach the page
+// depends on the tie order alone).
+func poolTexts(r *rand.Rand) []string {
+	fill := strings.Fields("alpha bravo charlie delta echo foxtrot hotel india juliet lima")
+	var out []string
+	for i := range 600 {
+		if i%3 == 0 {
+			out = append(out, "golf kilo lima")
+			continue
+		}
 		var words []string
 		g, k := r.IntN(4), r.IntN(4)
 		if g+k == 0 {
@@ -335,49 +333,70 @@ func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
 			words = append(words, fill[r.IntN(len(fill))])
 		}
 		r.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
-		bobTexts = append(bobTexts, strings.Join(words, " "))
+		out = append(out, strings.Join(words, " "))
 	}
-	storeAll("bob", bobTexts)
-	sees := func() string {
-		t.Helper()
-		var b strings.Builder
-		put := func(kind, id string, scores any) {
-			j, err := json.Marshal(scores)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%s %s %s\n", kind, id, j)
+	return out
+}
+
+// bobPoolSees is bob's rankings with scores over queries whose matches
+// outnumber Bleve's candidate pool.
+func bobPoolSees(t *testing.T, eng *Engine) string {
+	t.Helper()
+	var b strings.Builder
+	put := func(kind, id string, scores any) {
+		j, err := json.Marshal(scores)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, q := range []struct{ text, mode string }{
-			{"golf OR kilo", "boolean"}, {"golf kilo", ""}, {"golf", ""}, {"golf OR kilo OR lima OR echo", "boolean"},
-		} {
-			res, err := eng.FTSSearch(as("bob"), FTSSearchRequest{Query: q.text, Mode: q.mode, Limit: 50})
-			if err != nil || res.Error != "" {
-				t.Fatalf("fts %q: %v %s", q.text, err, res.Error)
-			}
-			for _, x := range res.Results {
-				put("fts:"+q.text, x.ID, x.Scores)
-			}
-		}
-		res, err := eng.HybridSearch(as("bob"), HybridSearchRequest{Query: "golf kilo lima", Limit: 50})
+		fmt.Fprintf(&b, "%s %s %s\n", kind, id, j)
+	}
+	for _, q := range []struct{ text, mode string }{
+		{"golf OR kilo", "boolean"}, {"golf kilo", ""}, {"golf", ""}, {"golf OR kilo OR lima OR echo", "boolean"}, {"gol ki", "prefix"},
+	} {
+		res, err := eng.FTSSearch(as("bob"), FTSSearchRequest{Query: q.text, Mode: q.mode, Limit: 50})
 		if err != nil || res.Error != "" {
-			t.Fatalf("hybrid: %v %s", err, res.Error)
+			t.Fatalf("fts %q: %v %s", q.text, err, res.Error)
 		}
 		for _, x := range res.Results {
-			put("hybrid", x.ID, x.Scores)
+			put("fts:"+q.text, x.ID, x.Scores)
 		}
-		return b.String()
 	}
-	before := sees()
-	if n := strings.Count(before, "\n"); n < 200 {
+	res, err := eng.HybridSearch(as("bob"), HybridSearchRequest{Query: "golf kilo lima", Limit: 50})
+	if err != nil || res.Error != "" {
+		t.Fatalf("hybrid: %v %s", err, res.Error)
+	}
+	for _, x := range res.Results {
+		put("hybrid", x.ID, x.Scores)
+	}
+	out := b.String()
+	if n := strings.Count(out, "\n"); n < 200 {
 		t.Fatalf("bob sees %d results", n)
 	}
+	return out
+}
+
+// TestScoresIgnoreUnreadableEntriesBeyondPool: the property when bob's
+// matches outnumber the candidate pool Bleve would pick by its own,
+// collection-wide statistics (200 per search, up to 1,000 on the pruning
+// path). Bob reads 600 entries holding golf, kilo or both; alice's hidden
+// entries then make golf common and long texts frequent in the whole
+// index (so Bleve's idf and average length move), are rewritten and
+// deleted. Bob's rankings and scores must not move: the candidates are
+// selected over his readable set (index/exact.go).
+func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
+	eng := scoreEngine(t, BackendInProcess)
+	r := rand.New(rand.NewPCG(11, 200))
+	// Alice holds hidden entries from the start: bob never reads every
+	// entry, before or after.
+	storeAllAs(t, eng, "alice", []string{"zulu yankee", "xray whiskey victor"})
+	storeAllAs(t, eng, "bob", poolTexts(r))
+	before := bobPoolSees(t, eng)
 	var golfy []string
 	for range 1500 {
 		golfy = append(golfy, strings.Repeat("golf ", 1+r.IntN(3))+strings.Repeat("lima zulu ", r.IntN(30)))
 	}
-	hidden := storeAll("alice", golfy)
-	if after := sees(); after != before {
+	hidden := storeAllAs(t, eng, "alice", golfy)
+	if after := bobPoolSees(t, eng); after != before {
 		t.Fatalf("alice's hidden stores changed bob's results: %s", firstDiff(before, after))
 	}
 	for _, id := range hidden[:300] {
@@ -386,7 +405,7 @@ func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := sees(); after != before {
+	if after := bobPoolSees(t, eng); after != before {
 		t.Fatalf("alice's hidden updates changed bob's results: %s", firstDiff(before, after))
 	}
 	for i := 300; i < 1300; i += 100 {
@@ -394,7 +413,37 @@ func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := sees(); after != before {
+	if after := bobPoolSees(t, eng); after != before {
 		t.Fatalf("alice's hidden deletes changed bob's results: %s", firstDiff(before, after))
+	}
+}
+
+// TestScoresIgnoreUnreadableEntriesAllReadable: the one bit of issue 11.
+// Bob reads every entry (his own and alice's public ones); the first entry
+// he cannot read, one that matches none of his queries, must not change
+// his results, nor its deletion, which makes him read every entry again.
+// With Bleve's pool for a caller who reads everything (the code before),
+// the first hidden entry moved bob from Bleve's pool to the exact top.
+func TestScoresIgnoreUnreadableEntriesAllReadable(t *testing.T) {
+	eng := scoreEngine(t, BackendInProcess)
+	r := rand.New(rand.NewPCG(11, 201))
+	no := false
+	for _, text := range []string{"golf public notes", "kilo lima public"} {
+		res, err := eng.Store(as("alice"), StoreRequest{ThreadID: "talice", Source: "user", Text: text, Visibility: VisibilityPublic, Deduplicate: &no})
+		if err != nil || !res.Success {
+			t.Fatalf("store: %v %+v", err, res)
+		}
+	}
+	storeAllAs(t, eng, "bob", poolTexts(r))
+	before := bobPoolSees(t, eng)
+	hidden := storeAllAs(t, eng, "alice", []string{"zulu yankee"})
+	if after := bobPoolSees(t, eng); after != before {
+		t.Fatalf("the first entry bob cannot read changed his results: %s", firstDiff(before, after))
+	}
+	if _, err := eng.Delete(as("alice"), DeleteRequest{ContextIDs: hidden}); err != nil {
+		t.Fatal(err)
+	}
+	if after := bobPoolSees(t, eng); after != before {
+		t.Fatalf("deleting the only entry bob cannot read changed his results: %s", firstDiff(before, after))
 	}
 }

@@ -1,9 +1,8 @@
 package index
 
 // The BM25 stage. Bleve's BM25 is not the textbook function (see
-// qbuilder), so its ordering is recomputed over its best candidates (for a
-// caller who does not read every entry, over every allowed match:
-// exact.go) with Okapi BM25 as Lucene and Elasticsearch define it:
+// qbuilder), so every allowed match is scored (exact.go) with Okapi BM25
+// as Lucene and Elasticsearch define it:
 //
 //	score(d) = sum over query terms t of
 //	           qtf(t) * idf(t) * tf(t,d) * (k1 + 1) /
@@ -11,7 +10,8 @@ package index
 //	idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
 //
 // with raw term frequency, one idf per term, a repeated query term counted
-// per occurrence (qtf), no coordination factor, k1 = 1.2 and b = 0.75.
+// per occurrence (qtf), no coordination factor, k1 = 1.2 and b = 0.75; a
+// prefix is one term over its expansions (units.go).
 // tf and the document length dl (1/norm^2, the analyzed term count) come
 // from the postings; df, the document count N and avgdl are counted over
 // the caller's readable set (stats.go). On Cranfield this raised nDCG@10

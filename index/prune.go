@@ -27,26 +27,33 @@ import (
 // Turtle & Flood 1995). Otherwise the next rarest term joins and the
 // selection runs again, up to the full disjunction.
 
-// Candidate pools, in multiples of the depth, for a caller who reads every
-// entry (any other caller's candidates are every allowed match, scored
-// exactly: exact.go). Bleve picks a pool by its own score, which is not
-// BM25's: a pool twice the depth makes the
-// rescored top 100 of a full selection match the exact ranking on the
-// pruning test's collection (70-78 of 100 entries with a pool of one
-// depth); a pruned selection is rescored whole up to ten depths.
+// Candidate pools, in multiples of the depth, of Bleve's selection, which
+// only PoolSelection (the behaviour before exact.go, kept for side-by-side
+// benchmarks and as the leaking baseline in tests) still uses: every
+// caller's candidates are every allowed match, scored exactly. Bleve picks
+// a pool by its own score, which is not BM25's: a pool twice the depth
+// made the rescored top 100 of a full selection match the exact ranking
+// on the pruning test's collection (70-78 of 100 entries with a pool of
+// one depth); a pruned selection is rescored whole up to ten depths.
 const (
 	fullPool = 2
 	maxPool  = 10
 )
 
 // rank selects and scores the candidates of tq (wrapped in the prefilter by
-// wrap) and returns Bleve's result, reordered by the BM25 stage when it
-// applies, with the query that produced it. readable is q's caller's
-// readable set when the caller has it (nil: computed here).
+// wrap) and returns them best first with the query that produced them.
+// readable is q's caller's readable set when the caller has it (nil:
+// computed here).
 func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query, readable *roaring.Bitmap) (*bleve.SearchResult, query.Query, error) {
-	rescore := !b.prefix && len(b.terms) > 0
+	// PoolSelection keeps the behaviour before: Bleve's pool rescored
+	// with the query's terms, and prefix queries in Bleve's own order.
+	rescore := len(b.terms) > 0 || len(b.prefixes) > 0
+	if q.PoolSelection && b.prefix {
+		rescore = false
+	}
 	depth := q.Size
 	var st *collStats
+	var units []scoreUnit
 	if rescore {
 		depth = max(depth, rescoreDepth)
 		var err error
@@ -54,12 +61,15 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			return nil, nil, fmt.Errorf("index: search: %w", err)
 		}
 		defer st.close()
+		if units, err = scoreUnits(st.r, b.terms, b.prefixes); err != nil {
+			return nil, nil, fmt.Errorf("index: search: %w", err)
+		}
 	}
 	run := func(sel query.Query, pool int) (*bleve.SearchResult, error) {
-		if rescore && st.readable != nil && !q.PoolSelection {
-			// A caller who cannot read every entry: Bleve's pool would be
-			// chosen with collection-wide statistics (exact.go).
-			return ix.selectExact(ctx, wrap(sel), b.terms, st, depth, q.Highlight)
+		if rescore && !q.PoolSelection {
+			// Bleve's pool would be chosen by its own score, with
+			// collection-wide statistics (exact.go).
+			return ix.selectExact(ctx, wrap(sel), units, st, depth, q.Highlight)
 		}
 		req := bleve.NewSearchRequestOptions(wrap(sel), pool, 0, false)
 		if !rescore {
@@ -129,8 +139,8 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		// every document of the selection is rescored when they number at
 		// most maxPool·depth (the ranking is then exact), else the best
 		// maxPool·depth of Bleve's (an approximation, like the pool of
-		// the full disjunction). For a caller who does not read every
-		// entry, run scores the whole selection (exact.go).
+		// the full disjunction). Without PoolSelection, run scores the
+		// whole selection (exact.go).
 		docs := 0
 		for _, tb := range bounds[:k] {
 			docs += tb.df

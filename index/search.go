@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -75,11 +76,10 @@ type Result struct {
 	Terms []string
 }
 
-// Search ranks the allowed entries matching q by BM25. For match, phrase
-// and boolean queries of a caller who may read every entry, Bleve selects
-// a pool of candidates inside the allowed set and the BM25 stage rescores
-// and reorders them; for any other caller every allowed match is scored
-// by the BM25 stage (exact.go). Prefix queries keep Bleve's order.
+// Search ranks the allowed entries matching q by BM25: every allowed
+// match is scored by the BM25 stage with the statistics of the caller's
+// readable set and the best are kept (exact.go), in every mode and for
+// every caller.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	var res Result
 	res.Hits = []Hit{}
@@ -221,20 +221,20 @@ func allowed(q Query) query.Query {
 }
 
 // qbuilder builds the Bleve query of one search and collects its positive
-// index terms for the BM25 stage (see bm25.go).
+// index terms and prefixes for the BM25 stage (see bm25.go, units.go).
 //
 // Bleve's BM25 scores sqrt(tf), multiplies each term score by a query
 // weight of boost x idf (so idf counts twice), applies a coordination
 // factor to disjunctions and takes the average field length as the
-// term-dictionary size over the document count. Bleve's score therefore
-// only selects the candidates; match, phrase and boolean queries are then
-// ranked by textbook BM25 (rescoreBM25). Prefix queries, whose terms are
-// the dictionary's expansions, keep Bleve's score.
+// term-dictionary size over the document count. Bleve's query therefore
+// only says which entries match; every mode, prefix included, is ranked
+// by textbook BM25 over the readable set (exact.go).
 type qbuilder struct {
-	ix      *Index
-	terms   []string // the positive index terms, for the BM25 stage
-	negated int      // depth inside the excluded side of a NOT
-	prefix  bool     // the query holds a prefix term: no BM25 stage
+	ix       *Index
+	terms    []string   // the positive index terms, for the BM25 stage
+	prefixes [][]string // the positive prefixes, each its alternatives (units.go)
+	negated  int        // depth inside the excluded side of a NOT
+	prefix   bool       // the query holds a prefix term: no Terms for MatchSpans
 }
 
 func (ix *Index) newBuilder(context.Context) (*qbuilder, error) {
@@ -334,6 +334,7 @@ func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
 	}
 	seen := map[string]bool{}
 	var alts []query.Query
+	var prefixes []string
 	add := func(p string) {
 		if p == "" || seen[p] {
 			return
@@ -342,6 +343,7 @@ func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
 		q := bleve.NewPrefixQuery(p)
 		q.SetField(fieldText)
 		alts = append(alts, q)
+		prefixes = append(prefixes, p)
 	}
 	add(string(foldTerm([]byte(strings.ToLower(last)))))
 	for _, t := range b.ix.analyze(last) {
@@ -349,6 +351,10 @@ func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
 	}
 	if len(alts) == 0 {
 		return conjoin(parts)
+	}
+	if b.negated == 0 {
+		slices.Sort(prefixes)
+		b.prefixes = append(b.prefixes, prefixes)
 	}
 	if len(alts) == 1 {
 		parts = append(parts, alts[0])

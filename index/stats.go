@@ -55,6 +55,8 @@ type collStats struct {
 	// far; local whether the segments' readable bitmaps are built (docFreq).
 	total, scanned uint64
 	local          bool
+	segsLoaded     bool
+	ix             *Index
 }
 
 // statSeg is one segment of the reader with its ordinal array.
@@ -78,7 +80,7 @@ func (ix *Index) statsFor(r bindex.IndexReader, readable *roaring.Bitmap) (*coll
 	if err := ix.fillLengths(r); err != nil {
 		return nil, err
 	}
-	st := &collStats{r: r, df: map[string]int{}}
+	st := &collStats{ix: ix, r: r, df: map[string]int{}}
 	if readable != nil && readable.GetCardinality() == uint64(ix.cat.Len()) {
 		readable = nil // every entry: the term dictionary's counts are the same
 	}
@@ -89,23 +91,35 @@ func (ix *Index) statsFor(r bindex.IndexReader, readable *roaring.Bitmap) (*coll
 	st.readable = readable
 	st.docs, st.tokens = readable.GetCardinality(), ix.cat.Tokens(readable)
 	st.dense = readable.ToDense()
-	snap, ok := r.(*scorch.IndexSnapshot)
+	if err := st.loadSegs(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// loadSegs lists the reader's segments with their ordinal arrays, once.
+func (s *collStats) loadSegs() error {
+	if s.segsLoaded {
+		return nil
+	}
+	snap, ok := s.r.(*scorch.IndexSnapshot)
 	if !ok {
-		return nil, fmt.Errorf("index: statistics need a scorch snapshot, got %T", r)
+		return fmt.Errorf("index: statistics need a scorch snapshot, got %T", s.r)
 	}
 	segs := snap.Segments()
 	for _, ss := range segs {
 		if ss.Count() == 0 {
 			continue
 		}
-		e, err := ix.segmentOrds(ss, segs)
+		e, err := s.ix.segmentOrds(ss, segs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		st.segs = append(st.segs, statSeg{ss: ss, ords: e.ords})
-		st.total += uint64(len(e.ords))
+		s.segs = append(s.segs, statSeg{ss: ss, ords: e.ords})
+		s.total += uint64(len(e.ords))
 	}
-	return st, nil
+	s.segsLoaded = true
+	return nil
 }
 
 // docFreq is the number of collection entries whose text holds term.
