@@ -21,6 +21,7 @@ type GrepConfig struct {
 	RegexTimeout         time.Duration // GREP_REGEX_TIMEOUT_S (5s), per entry
 	RegexTotalTimeout    time.Duration // GREP_REGEX_TOTAL_TIMEOUT_S (30s)
 	MaxPatternChars      int           // GREP_MAX_PATTERN_CHARS (32768)
+	MaxLineChars         int           // GREP_MAX_LINE_CHARS (1000): longer content-mode lines are cut to a window
 }
 
 // grepPage is how many rows one scan query reads, and grepPageBytes how
@@ -192,7 +193,7 @@ func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, erro
 	sr, err := m.Scan(ctx, pager, grep.ScanOptions{
 		MaxMatches: maxMatches, MaxScanned: maxScanned, CharBudget: cfg.AggregateBytesBudget,
 		RegexTimeout: cfg.RegexTimeout, RegexTotal: cfg.RegexTotalTimeout,
-		Content: mode == GrepContent, ContextLines: ctxLines,
+		Content: mode == GrepContent, ContextLines: ctxLines, LineChars: cfg.MaxLineChars,
 	})
 	if err != nil {
 		return nil, err

@@ -2,8 +2,10 @@ package contextd_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +69,45 @@ func TestGrepMemoryPerInputByte(t *testing.T) {
 		if per > c.bound {
 			t.Errorf("%s: %.2f bytes allocated per input byte, want at most %.0f", c.name, per, c.bound)
 		}
+	}
+}
+
+// TestGrepContentLongLine: content mode over one line of 1 Mi characters
+// (a minified file, a log without newlines) answers windows around the
+// matches, cut to GREP_MAX_LINE_CHARS with exact markers, so 1,000 matches
+// make a response of about 1,000 windows, not 1,000 copies of the line
+// (a 1 GB response before).
+func TestGrepContentLongLine(t *testing.T) {
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "long"})
+	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(t.TempDir(), "long.db"), Grep: contextd.GrepConfig{MaxLineChars: 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	unit := "lorem ipsum dolor sit amet, a sword. "
+	text := strings.Repeat(unit, (1<<20)/len(unit))
+	if _, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "long", Source: "user", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := eng.Grep(ctx, contextd.GrepRequest{Pattern: "sword", OutputMode: contextd.GrepContent, MaxMatches: 1000, ContextLines: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.TotalMatches != 1000 || !resp.Truncated {
+		t.Fatalf("%d matches, truncated %v", resp.TotalMatches, resp.Truncated)
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 1000*300 {
+		t.Fatalf("response of %d bytes for 1,000 windows of 40 characters", len(b))
+	}
+	first, last := resp.Results[0], resp.Results[999]
+	if first.Line != "[13 characters cut]olor sit amet, a sword. lorem ipsum dolo["+strconv.Itoa(len(strings.TrimSpace(text))-53)+" characters cut]" || first.MatchStart != 30 {
+		t.Fatalf("first row: %q at %d", first.Line, first.MatchStart)
+	}
+	if !strings.Contains(last.Line, "a sword. lorem") || last.MatchStart != 30+999*len(unit) {
+		t.Fatalf("last row: %q at %d", last.Line, last.MatchStart)
 	}
 }

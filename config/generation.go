@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/index/grep"
 	"github.com/contextd/contextd/model/anthropic"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/httpjson"
@@ -41,6 +42,7 @@ func readNavigation(r *envReader, c *Config) {
 	g.RegexTimeout = r.seconds("GREP_REGEX_TIMEOUT_S", 5, 3600)
 	g.RegexTotalTimeout = r.seconds("GREP_REGEX_TOTAL_TIMEOUT_S", 30, 3600)
 	g.MaxPatternChars = r.intRange("GREP_MAX_PATTERN_CHARS", 32768, 1, 1<<20)
+	g.MaxLineChars = r.intRange("GREP_MAX_LINE_CHARS", grep.DefaultLineChars, 16, 1<<20)
 }
 
 // readSummary reads ENABLE_SUMMARY_GENERATION, SUMMARY_* and the

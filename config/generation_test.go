@@ -29,6 +29,7 @@ func TestConfigGenerationDefaults(t *testing.T) {
 		{"GREP_REGEX_TIMEOUT_S", g.RegexTimeout, 5 * time.Second},
 		{"GREP_REGEX_TOTAL_TIMEOUT_S", g.RegexTotalTimeout, 30 * time.Second},
 		{"GREP_MAX_PATTERN_CHARS", g.MaxPatternChars, 32768},
+		{"GREP_MAX_LINE_CHARS", g.MaxLineChars, 1000},
 		{"ENABLE_SUMMARY_GENERATION", s.Enabled, true},
 		{"SUMMARY_PROVIDER", s.Provider, "builtin"},
 		{"SUMMARY_MODEL", s.Model, "extractive"},
@@ -57,6 +58,7 @@ func TestConfigGenerationValues(t *testing.T) {
 		"ENABLE_CONTEXT_RANGE":             "auto",
 		"GREP_MAX_MATCHES_CAP":             "50",
 		"GREP_REGEX_TIMEOUT_S":             "0.5",
+		"GREP_MAX_LINE_CHARS":              "64",
 		"SUMMARY_PROVIDER":                 "OpenAI",
 		"SUMMARY_MODEL":                    "gpt-x",
 		"OPENAI_API_KEY":                   "k",
@@ -70,7 +72,7 @@ func TestConfigGenerationValues(t *testing.T) {
 	if got := strings.Join(c.Server.DisabledTools, ","); got != "grep_context,navigate_context" {
 		t.Fatalf("DisabledTools = %s", got)
 	}
-	if c.Engine.Grep.MaxMatchesCap != 50 || c.Engine.Grep.RegexTimeout != 500*time.Millisecond {
+	if c.Engine.Grep.MaxMatchesCap != 50 || c.Engine.Grep.RegexTimeout != 500*time.Millisecond || c.Engine.Grep.MaxLineChars != 64 {
 		t.Fatalf("grep config %+v", c.Engine.Grep)
 	}
 	o, ok := c.Engine.Summary.Summarizer.(*openai.Summarizer)
@@ -107,6 +109,7 @@ func TestConfigGenerationErrors(t *testing.T) {
 		{"ENABLE_GREP_CONTEXT", "maybe"},
 		{"GREP_MAX_MATCHES_CAP", "0"},
 		{"GREP_REGEX_TIMEOUT_S", "-1"},
+		{"GREP_MAX_LINE_CHARS", "15"},
 		{"SUMMARY_PROVIDER", "gemini"},
 		{"SUMMARY_MAX_TOKENS", "10"},
 		{"SUMMARY_TIMEOUT_S", "601"},

@@ -24,6 +24,10 @@ type ScanOptions struct {
 	// (grep_context's content mode); otherwise hits carry no text.
 	Content      bool
 	ContextLines int
+	// LineChars is the longest line a content-mode row shows whole, in
+	// code points; a longer one is cut to a window (window.go). Zero means
+	// DefaultLineChars.
+	LineChars int
 }
 
 // Pager reads the next page of entries, newest first, after last (nil for
@@ -116,26 +120,41 @@ func (m *Matcher) Scan(ctx context.Context, next Pager, o ScanOptions) (*ScanRes
 }
 
 // addHits appends the matches of one entry, copying each line a hit
-// needs once (strings.Clone: a substring would keep the whole text).
+// needs once (strings.Clone: a substring would keep the whole text), and
+// cutting long lines to windows (window.go).
 func (r *ScanResult) addHits(ent *persist.Entry, lines *outline.Lines, ms []Match, o ScanOptions) {
-	copies := map[int]string{}
-	line := func(i int) string {
-		s, ok := copies[i]
+	w := &windower{l: lines, max: o.LineChars}
+	if w.max <= 0 {
+		w.max = DefaultLineChars
+	}
+	type key struct {
+		line   int
+		before bool
+	}
+	copies := map[key]string{}
+	long := func(i int) bool { return lines.RuneEnd[i]-lines.RuneStart[i] > w.max }
+	line := func(i int, before bool) string {
+		k := key{i, before && long(i)} // a whole line is one copy
+		s, ok := copies[k]
 		if !ok {
-			s = strings.Clone(lines.Line(i))
-			copies[i] = s
+			s = strings.Clone(w.contextLine(i, before))
+			copies[k] = s
 		}
 		return s
 	}
 	for _, mt := range ms {
 		h := Hit{ID: ent.ID, Owner: ent.Owner, Visibility: ent.Visibility, Match: mt}
 		if o.Content {
-			h.Text = line(mt.Line)
+			if !long(mt.Line) {
+				h.Text = line(mt.Line, false)
+			} else {
+				h.Text = strings.Clone(w.hitLine(mt.Line, mt.Start, mt.End))
+			}
 			for j := max(0, mt.Line-o.ContextLines); j < mt.Line; j++ {
-				h.Before = append(h.Before, line(j))
+				h.Before = append(h.Before, line(j, true))
 			}
 			for j := mt.Line + 1; j <= mt.Line+o.ContextLines && j < lines.Count(); j++ {
-				h.After = append(h.After, line(j))
+				h.After = append(h.After, line(j, false))
 			}
 		}
 		r.Hits = append(r.Hits, h)
