@@ -240,7 +240,7 @@ func TestStrictUnparsableCallOverHTTP(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return string(b)
+		return strings.TrimSuffix(string(b), "\n") // mcp-go's encoder ends each message with one
 	}
 	for _, args := range []string{`{"limit":1e400}`, `{"metadata":{"x":-1e999}}`} {
 		got := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_context","arguments":` + args + `}}`)

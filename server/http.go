@@ -120,8 +120,8 @@ func (s *Server) httpHandler(o HTTPOptions, guard *bodyGuard) http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 	// mcp-go reads the whole body before parsing it: the guard's
-	// MaxBytesReader is what bounds that read (and refuseUnparsable's).
-	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(refuseUnparsable(mcpHandler))))
+	// MaxBytesReader is what bounds that read.
+	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(mcpHandler)))
 	return mux
 }
 

@@ -128,6 +128,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	sopts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithRecovery(),
+		mcpserver.WithHooks(protocolHooks()), // protoerr.go
 	}
 	if instructions != "" {
 		sopts = append(sopts, mcpserver.WithInstructions(instructions))

@@ -79,14 +79,10 @@ func (d *drainIO) reader(in io.Reader) io.Reader {
 	})
 }
 
-// writer passes out through, counting the responses written and putting
-// our words in place of mcp-go's decoder text (protoerr.go).
+// writer passes out through, counting the responses written.
 func (d *drainIO) writer(out io.Writer) io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
-		n, err := out.Write(cleanLines(p)) // protoerr.go
-		if err == nil {
-			n = len(p)
-		}
+		n, err := out.Write(p)
 		answered := 0
 		for _, line := range bytes.Split(p, []byte{'\n'}) {
 			var m jsonrpcShape
