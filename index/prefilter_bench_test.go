@@ -16,8 +16,8 @@ import (
 
 // BenchmarkPrefilteredSearch measures fts_search_context's ranking step
 // (Index.Search with the engine's rank depth of 100) behind the allowed-set
-// prefilter, for a principal holding 1, 100 and 10,000 distinct grants,
-// with the catalog bitmap prefilter and with the previous term prefilter
+// prefilter, for a principal holding 1, 100 and 10,000 distinct grants
+// and for one who reads every entry (reads-everything), with the catalog bitmap prefilter and with the previous term prefilter
 // side by side, and the prefilter step alone. search/catalog scores with
 // the statistics of the caller's readable set (stats.go) and selects its
 // candidates exactly over that set (exact.go), search/catalog-pool with
@@ -154,7 +154,12 @@ func prefilterBenchIndex(b *testing.B) (*Index, []prefilterCase, []string) {
 		}
 		docs[i] = d
 	}
-	var cases []prefilterCase
+	// Every entry is also readable by the group "everyone": the
+	// reads-everything case, whose readable set is the whole index.
+	for i := range docs {
+		docs[i].Readers = append(docs[i].Readers, "g:everyone")
+	}
+	cases := []prefilterCase{{"reads-everything", Access{Principal: "me-all", Groups: []string{"everyone"}}, docs[0].ThreadID}}
 	for _, c := range []struct {
 		grants    int
 		allGroups bool
@@ -210,7 +215,7 @@ func prefilterBenchIndex(b *testing.B) (*Index, []prefilterCase, []string) {
 	}
 	// Both prefilters rank the same hits (the cheap cases; the oracle test
 	// is TestPrefilterMatchesTerms).
-	for _, c := range cases[:2] {
+	for _, c := range cases[:3] {
 		for _, th := range []string{"", c.thread} {
 			for _, text := range qs {
 				q := Query{Text: text, Mode: "match", Access: c.acc, Size: 100, ThreadID: th}

@@ -67,4 +67,3 @@ func FuzzDecodePreserving(f *testing.F) {
 		}
 	})
 }
-
