@@ -58,6 +58,9 @@ type Config struct {
 	AnonymousPrincipal string
 	// PublishRole, when set, is required to make an entry public.
 	PublishRole string
+	// OperatorRole, when set, is required to see get_statistics'
+	// deployment-wide figures (internal/deployment).
+	OperatorRole string
 	// DefaultGroupGrants is "none" (default) or "author_groups".
 	DefaultGroupGrants string
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
-	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/internal/deployment"
 )
 
 // NameCount is one row of a top list.
@@ -43,42 +41,8 @@ type SummaryStatus struct {
 	Message            string  `json:"message,omitempty"`
 }
 
-// ConnectionMetrics describes the database connections of the deployment
-// (C.15), from the store's PoolStats. This build has no circuit breaker
-// (CIRCUIT_BREAKER_* are validated for one), so circuit_state is "none".
-// last_error is a kind in fixed words, never a driver message; it and
-// last_error_time are null before any failure.
-type ConnectionMetrics struct {
-	BackendType         string  `json:"backend_type"`
-	PoolSize            int     `json:"pool_size"`
-	TotalQueries        int64   `json:"total_queries"`
-	FailedQueries       int64   `json:"failed_queries"`
-	CircuitState        string  `json:"circuit_state"`
-	ConsecutiveFailures int64   `json:"consecutive_failures"`
-	LastError           *string `json:"last_error"`
-	LastErrorTime       *string `json:"last_error_time"`
-	TotalConnections    int64   `json:"total_connections"`
-	ActiveConnections   int     `json:"active_connections"`
-	FailedConnections   int64   `json:"failed_connections"`
-	WriteQueueSize      int     `json:"write_queue_size"`
-	OpenConnections     int     `json:"open_connections"`
-	IdleConnections     int     `json:"idle_connections"`
-	WaitCount           int64   `json:"wait_count"`
-	WaitDurationMS      float64 `json:"wait_duration_ms"`
-}
-
-func connectionMetrics(backend string, p persist.PoolStats) ConnectionMetrics {
-	m := ConnectionMetrics{BackendType: backend, PoolSize: p.PoolSize, TotalQueries: p.TotalQueries,
-		FailedQueries: p.FailedQueries, CircuitState: "none", ConsecutiveFailures: p.ConsecutiveFailures,
-		TotalConnections: p.TotalConnections, ActiveConnections: p.InUse, FailedConnections: p.FailedConnections,
-		WriteQueueSize: p.WriteQueue, OpenConnections: p.OpenConnections, IdleConnections: p.Idle,
-		WaitCount: p.WaitCount, WaitDurationMS: round2(float64(p.WaitDuration) / float64(time.Millisecond))}
-	if p.LastError != "" {
-		at := request.WireTime(p.LastErrorTime)
-		m.LastError, m.LastErrorTime = &p.LastError, &at
-	}
-	return m
-}
+// ConnectionMetrics is connection_metrics (internal/deployment).
+type ConnectionMetrics = deployment.ConnectionMetrics
 
 // Statistics is the result of get_statistics. Entry, thread, image, tag and
 // summary figures count only what the caller may read; the database size
@@ -118,7 +82,7 @@ func coverage(part, total int) float64 {
 
 // Statistics computes get_statistics for the caller.
 func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
-	_, acc, err := e.caller(ctx)
+	p, acc, err := e.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +100,7 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		MostActiveThreads: []NameCount{},
 		TopTags:           []NameCount{},
 		Backend:           e.st.Backend(),
-		ConnectionMetrics: connectionMetrics(e.st.Backend(), e.st.PoolStats()),
+		ConnectionMetrics: deployment.Metrics(e.st.Backend(), e.st.PoolStats()),
 		Summary:           e.summaryStatus(s),
 		Chunking:          e.chunkingStatus(),
 		Reranking:         e.rerankingStatus(),
@@ -169,6 +133,10 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 	if s.DBSizeBytes >= 0 {
 		mb := round2(float64(s.DBSizeBytes) / (1 << 20))
 		out.DatabaseSizeMB = &mb
+	}
+	if !deployment.Visible(e.cfg.OperatorRole, p.Roles) { // ACCESS_CONTROL_OPERATOR_ROLE
+		out.ConnectionMetrics = out.ConnectionMetrics.Private()
+		out.DatabaseSizeMB, out.EmbeddingsSizeMB, out.EmbeddingsEstimated = nil, nil, nil
 	}
 	return out, nil
 }

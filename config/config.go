@@ -168,6 +168,15 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	c.Engine.PublishRole = r.text("ACCESS_CONTROL_PUBLISH_ROLE")
 
 	readHTTP(r, &c)
+	// Several principals share an HTTP deployment with JWT: there only the
+	// operator role sees get_statistics' deployment-wide figures unless
+	// ACCESS_CONTROL_OPERATOR_ROLE says otherwise (set empty: everyone,
+	// as R-060 specifies). Elsewhere every caller is one principal.
+	if v, ok := lookup("ACCESS_CONTROL_OPERATOR_ROLE"); ok {
+		c.Engine.OperatorRole = strings.TrimSpace(v)
+	} else if c.Transport == "http" && c.AuthProvider == "jwt" {
+		c.Engine.OperatorRole = "operator"
+	}
 
 	readFTS(r, &c)
 

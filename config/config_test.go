@@ -83,6 +83,8 @@ func TestConfigValues(t *testing.T) {
 		"SQLITE_WAL_CHECKPOINT":               "truncate",
 		"POOL_MAX_READERS":                    "4",
 		"POOL_CONNECTION_TIMEOUT_S":           "2.5",
+		"POOL_IDLE_TIMEOUT_S":                 "45",
+		"POOL_HEALTH_CHECK_INTERVAL_S":        "0.5",
 	}))
 	if err != nil {
 		t.Fatalf("FromEnv: %v", err)
@@ -115,6 +117,8 @@ func TestConfigValues(t *testing.T) {
 		{"WALAutocheckpoint", o.WALAutocheckpoint, 500},
 		{"ForeignKeys", o.ForeignKeys != nil && !*o.ForeignKeys, true},
 		{"MaxReaders", o.MaxReaders, 4},
+		{"IdleTimeout", o.IdleTimeout, 45 * time.Second},
+		{"HealthCheckInterval", o.HealthCheckInterval, 500 * time.Millisecond},
 		{"BusyTimeout from the pool timeout", o.BusyTimeout, 2500 * time.Millisecond},
 		{"SlogLevel", c.SlogLevel().String(), "DEBUG"},
 	}

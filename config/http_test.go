@@ -102,3 +102,46 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 		t.Fatalf("defaults: %+v %v", d, err)
 	}
 }
+
+// TestOperatorRoleDefault: get_statistics' deployment-wide figures need
+// the operator role on HTTP with JWT (several principals), nothing
+// elsewhere; ACCESS_CONTROL_OPERATOR_ROLE overrides, set empty too.
+func TestOperatorRoleDefault(t *testing.T) {
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(&ecKey.PublicKey)
+	ecPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	jwtHTTP := map[string]string{"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "http",
+		"MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": ecPEM, "MCP_AUTH_JWT_ALGORITHM": "ES256"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{}
+		for a, b := range jwtHTTP {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"stdio", map[string]string{"DB_PATH": "/tmp/x.db"}, ""},
+		{"http without auth", map[string]string{"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "http"}, ""},
+		{"stdio with a jwt provider (ignored)", with("MCP_TRANSPORT", "stdio"), ""},
+		{"http with jwt", jwtHTTP, "operator"},
+		{"http with jwt, set", with("ACCESS_CONTROL_OPERATOR_ROLE", " ops "), "ops"},
+		{"http with jwt, set empty", with("ACCESS_CONTROL_OPERATOR_ROLE", ""), ""},
+		{"stdio, set", map[string]string{"DB_PATH": "/tmp/x.db", "ACCESS_CONTROL_OPERATOR_ROLE": "ops"}, "ops"},
+	} {
+		c, err := FromEnv(lookupMap(tc.env))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.Engine.OperatorRole != tc.want {
+			t.Errorf("%s: OperatorRole %q, want %q", tc.name, c.Engine.OperatorRole, tc.want)
+		}
+	}
+}

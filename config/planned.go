@@ -58,11 +58,10 @@ type Compression struct {
 	Dim           int    // EMBEDDING_DIM as read, the dimension compressed
 }
 
-// PoolTimers are the connection-pool and queue timers of the reference's
-// connection manager (a health-checked pool and a write queue).
+// PoolTimers are the queue timers of the reference's connection manager
+// (a write queue). POOL_IDLE_TIMEOUT_S and POOL_HEALTH_CHECK_INTERVAL_S
+// are applied to the SQLite pool (readSQLite).
 type PoolTimers struct {
-	IdleTimeout         time.Duration // POOL_IDLE_TIMEOUT_S, default 300
-	HealthCheckInterval time.Duration // POOL_HEALTH_CHECK_INTERVAL_S, default 30
 	QueueTimeout        time.Duration // QUEUE_TIMEOUT_S, default 1
 	QueueTimeoutTest    time.Duration // QUEUE_TIMEOUT_TEST_S, default 0.1
 	ShutdownTimeoutTest time.Duration // SHUTDOWN_TIMEOUT_TEST_S, default 5
@@ -157,8 +156,6 @@ func readPlanned(r *envReader, c *Config) {
 	p.MetadataIndexSyncMode = r.choice("METADATA_INDEX_SYNC_MODE", "additive", strings.ToLower, "strict", "auto", "warn", "additive")
 
 	p.Pool = PoolTimers{
-		IdleTimeout:         r.seconds("POOL_IDLE_TIMEOUT_S", 300, 86400),
-		HealthCheckInterval: r.seconds("POOL_HEALTH_CHECK_INTERVAL_S", 30, 86400),
 		QueueTimeout:        r.seconds("QUEUE_TIMEOUT_S", 1, 3600),
 		QueueTimeoutTest:    r.seconds("QUEUE_TIMEOUT_TEST_S", 0.1, 3600),
 		ShutdownTimeoutTest: r.seconds("SHUTDOWN_TIMEOUT_TEST_S", 5, 3600),

@@ -34,8 +34,6 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		{"OllamaAutoPull", p.OllamaAutoPull, true},
 		{"OllamaPullTimeout", p.OllamaPullTimeout, 900 * time.Second},
 		{"MetadataIndexSyncMode", p.MetadataIndexSyncMode, "additive"},
-		{"Pool.IdleTimeout", p.Pool.IdleTimeout, 300 * time.Second},
-		{"Pool.HealthCheckInterval", p.Pool.HealthCheckInterval, 30 * time.Second},
 		{"Pool.QueueTimeout", p.Pool.QueueTimeout, time.Second},
 		{"Pool.QueueTimeoutTest", p.Pool.QueueTimeoutTest, 100 * time.Millisecond},
 		{"Pool.ShutdownTimeoutTest", p.Pool.ShutdownTimeoutTest, 5 * time.Second},

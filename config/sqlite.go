@@ -46,6 +46,8 @@ func readSQLite(r *envReader) sqlite.Options {
 		}
 	}
 	o.MaxReaders = int(r.int64Range("POOL_MAX_READERS", 0, 1, math.MaxInt32))
+	o.IdleTimeout = r.seconds("POOL_IDLE_TIMEOUT_S", 0, 86400)                  // zero: the store default, 300 s
+	o.HealthCheckInterval = r.seconds("POOL_HEALTH_CHECK_INTERVAL_S", 0, 86400) // zero: 30 s
 	if v, ok := r.lookup("POOL_CONNECTION_TIMEOUT_S"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f > 86400 {

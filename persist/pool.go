@@ -30,4 +30,8 @@ type PoolStats struct {
 	LastErrorTime time.Time
 	// WriteQueue counts write transactions waiting for the writer now.
 	WriteQueue int
+	// HealthChecks counts the checks of idle connections run, and
+	// HealthCheckFailures those that failed (the connection is then
+	// discarded and LastError names the failure).
+	HealthChecks, HealthCheckFailures int64
 }

@@ -22,6 +22,8 @@ const (
 	defaultWALAutocheckpoint = 1000
 	defaultBusyTimeout       = 10 * time.Second
 	defaultMaxReaders        = 8
+	defaultIdleTimeout       = 300 * time.Second
+	defaultHealthInterval    = 30 * time.Second
 )
 
 // settings are validated Options with defaults applied.
@@ -38,6 +40,8 @@ type settings struct {
 	busyTimeoutMS     int64
 	foreignKeys       bool
 	maxReaders        int
+	idleTimeout       time.Duration
+	healthInterval    time.Duration
 }
 
 // resolve validates o and fills in the defaults. Errors name the option.
@@ -53,6 +57,8 @@ func resolve(o Options) (settings, error) {
 		busyTimeoutMS:     defaultBusyTimeout.Milliseconds(),
 		foreignKeys:       true,
 		maxReaders:        defaultMaxReaders,
+		idleTimeout:       defaultIdleTimeout,
+		healthInterval:    defaultHealthInterval,
 	}
 	switch {
 	case o.Path == "":
@@ -123,6 +129,18 @@ func resolve(o Options) (settings, error) {
 		return s, fmt.Errorf("sqlite: option MaxReaders (POOL_MAX_READERS): %d is negative", o.MaxReaders)
 	case o.MaxReaders > 0:
 		s.maxReaders = o.MaxReaders
+	}
+	switch {
+	case o.IdleTimeout < 0:
+		return s, fmt.Errorf("sqlite: option IdleTimeout (POOL_IDLE_TIMEOUT_S): %v is negative", o.IdleTimeout)
+	case o.IdleTimeout > 0:
+		s.idleTimeout = o.IdleTimeout
+	}
+	switch {
+	case o.HealthCheckInterval < 0:
+		return s, fmt.Errorf("sqlite: option HealthCheckInterval (POOL_HEALTH_CHECK_INTERVAL_S): %v is negative", o.HealthCheckInterval)
+	case o.HealthCheckInterval > 0:
+		s.healthInterval = o.HealthCheckInterval
 	}
 	return s, nil
 }

@@ -24,6 +24,7 @@ type metrics struct {
 	opened, openFailed                 atomic.Int64
 	queries, failed, consecutiveFailed atomic.Int64
 	writeQueue                         atomic.Int64
+	healthChecks, healthFailed         atomic.Int64 // health.go
 
 	mu          sync.Mutex
 	lastError   string
@@ -171,6 +172,7 @@ func (s *Store) PoolStats() persist.PoolStats {
 	out.FailedQueries = m.failed.Load()
 	out.ConsecutiveFailures = m.consecutiveFailed.Load()
 	out.WriteQueue = int(m.writeQueue.Load())
+	out.HealthChecks, out.HealthCheckFailures = m.healthChecks.Load(), m.healthFailed.Load()
 	m.mu.Lock()
 	out.LastError, out.LastErrorTime = m.lastError, m.lastErrorAt
 	m.mu.Unlock()

@@ -18,4 +18,10 @@ type Options struct {
 	BusyTimeout       time.Duration // SQLITE_BUSY_TIMEOUT_MS, default 10s
 	ForeignKeys       *bool         // SQLITE_FOREIGN_KEYS, default true
 	MaxReaders        int           // POOL_MAX_READERS, default 8
+	// IdleTimeout closes a reader connection idle this long
+	// (POOL_IDLE_TIMEOUT_S, default 300s); HealthCheckInterval is how
+	// often idle connections are checked (POOL_HEALTH_CHECK_INTERVAL_S,
+	// default 30s). See health.go.
+	IdleTimeout         time.Duration
+	HealthCheckInterval time.Duration
 }

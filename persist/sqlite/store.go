@@ -44,6 +44,9 @@ type Store struct {
 	// search, 0 when it does not exist (see EnsureVectorTable).
 	vecDim atomic.Int64
 
+	// stopHealth stops the pool's health checker (health.go).
+	stopHealth func()
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -103,11 +106,12 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	s.r.SetMaxOpenConns(cfg.maxReaders)
 	s.r.SetMaxIdleConns(cfg.maxReaders)
-	s.r.SetConnMaxIdleTime(0)
+	s.r.SetConnMaxIdleTime(cfg.idleTimeout) // health.go
 	if err := s.r.PingContext(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
 	}
 	s.reader = reader{q: countingQuerier{q: s.r, m: &s.metrics}, db: s.r, file: cfg.file}
+	s.startHealth()
 	return s, nil
 }
 
@@ -117,6 +121,9 @@ func (s *Store) Backend() string { return "sqlite" }
 // Close closes every connection. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.stopHealth != nil {
+			s.stopHealth()
+		}
 		var errs []error
 		if s.r != nil {
 			errs = append(errs, s.r.Close())

@@ -1,0 +1,98 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"testing"
+	"time"
+)
+
+// holdReaders opens n reader connections at once and returns them to the
+// pool, so n are idle afterwards.
+func holdReaders(t *testing.T, s *Store, n int) {
+	t.Helper()
+	var conns []*sql.Conn
+	for range n {
+		c, err := s.r.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// waitFor polls cond every 10 ms for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestPoolIdleTimeout: POOL_IDLE_TIMEOUT_S is applied to the reader pool:
+// idle readers are closed once idle that long; the writer stays.
+func TestPoolIdleTimeout(t *testing.T) {
+	s, err := Open(context.Background(), Options{Path: tempDB(t), IdleTimeout: 50 * time.Millisecond, HealthCheckInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holdReaders(t, s, 4)
+	if idle := s.PoolStats().Idle; idle < 4 {
+		t.Fatalf("%d idle connections after the burst", idle)
+	}
+	// database/sql's cleaner runs at most once a second.
+	waitFor(t, "idle readers to close", func() bool { return s.r.Stats().MaxIdleTimeClosed >= 4 && s.r.Stats().Idle == 0 })
+	if w := s.w.Stats(); w.OpenConnections != 1 {
+		t.Fatalf("writer connections %d, want 1", w.OpenConnections)
+	}
+	if _, err := Open(context.Background(), Options{Path: tempDB(t), IdleTimeout: -time.Second}); err == nil ||
+		err.Error() != "sqlite: option IdleTimeout (POOL_IDLE_TIMEOUT_S): -1s is negative" {
+		t.Fatalf("negative idle timeout: %v", err)
+	}
+}
+
+// TestPoolHealthCheck: POOL_HEALTH_CHECK_INTERVAL_S checks the idle
+// readers at the interval; a database file damaged under the pool is
+// reported in the pool statistics in fixed words and the failing
+// connections are discarded; Close stops the checker.
+func TestPoolHealthCheck(t *testing.T) {
+	path := tempDB(t)
+	s, err := Open(context.Background(), Options{Path: path, JournalMode: "DELETE", HealthCheckInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	holdReaders(t, s, 3)
+	waitFor(t, "health checks", func() bool { return s.PoolStats().HealthChecks >= 6 })
+	if p := s.PoolStats(); p.HealthCheckFailures != 0 || p.LastError != "" {
+		t.Fatalf("healthy pool reported %d failures, last error %q", p.HealthCheckFailures, p.LastError)
+	}
+	// Another process overwrites the file in place.
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 1024), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	holdReaders(t, s, 2)
+	waitFor(t, "a failed health check", func() bool { return s.PoolStats().HealthCheckFailures > 0 })
+	p := s.PoolStats()
+	if p.LastError != "database file corrupt" || p.LastErrorTime.IsZero() {
+		t.Fatalf("last error %q at %v", p.LastError, p.LastErrorTime)
+	}
+	waitFor(t, "failing readers discarded", func() bool { return s.r.Stats().Idle == 0 })
+	if err := s.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	after := s.PoolStats().HealthChecks
+	time.Sleep(100 * time.Millisecond)
+	if got := s.PoolStats().HealthChecks; got != after {
+		t.Fatalf("%d health checks after Close", got-after)
+	}
+}
