@@ -15,13 +15,19 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-func TestConfigHTTPAndAuth(t *testing.T) {
+// ecTestKey is a fresh P-256 key and its public key in PEM.
+func ecTestKey(t *testing.T) (*ecdsa.PrivateKey, string) {
+	t.Helper()
 	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	der, _ := x509.MarshalPKIXPublicKey(&ecKey.PublicKey)
-	ecPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	return ecKey, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
+func TestConfigHTTPAndAuth(t *testing.T) {
+	ecKey, ecPEM := ecTestKey(t)
 	bad := []struct {
 		name    string
 		env     map[string]string
@@ -107,12 +113,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 // the operator role on HTTP with JWT (several principals), nothing
 // elsewhere; ACCESS_CONTROL_OPERATOR_ROLE overrides, set empty too.
 func TestOperatorRoleDefault(t *testing.T) {
-	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKIXPublicKey(&ecKey.PublicKey)
-	ecPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	_, ecPEM := ecTestKey(t)
 	jwtHTTP := map[string]string{"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "http",
 		"MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": ecPEM, "MCP_AUTH_JWT_ALGORITHM": "ES256"}
 	with := func(k, v string) map[string]string {

@@ -130,19 +130,25 @@ func resolve(o Options) (settings, error) {
 	case o.MaxReaders > 0:
 		s.maxReaders = o.MaxReaders
 	}
-	switch {
-	case o.IdleTimeout < 0:
-		return s, fmt.Errorf("sqlite: option IdleTimeout (POOL_IDLE_TIMEOUT_S): %v is negative", o.IdleTimeout)
-	case o.IdleTimeout > 0:
-		s.idleTimeout = o.IdleTimeout
+	if err := duration("IdleTimeout (POOL_IDLE_TIMEOUT_S)", o.IdleTimeout, &s.idleTimeout); err != nil {
+		return s, err
 	}
-	switch {
-	case o.HealthCheckInterval < 0:
-		return s, fmt.Errorf("sqlite: option HealthCheckInterval (POOL_HEALTH_CHECK_INTERVAL_S): %v is negative", o.HealthCheckInterval)
-	case o.HealthCheckInterval > 0:
-		s.healthInterval = o.HealthCheckInterval
+	if err := duration("HealthCheckInterval (POOL_HEALTH_CHECK_INTERVAL_S)", o.HealthCheckInterval, &s.healthInterval); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// duration sets *dst to v when v is positive; zero keeps the default and a
+// negative v is refused, naming the option.
+func duration(option string, v time.Duration, dst *time.Duration) error {
+	if v < 0 {
+		return fmt.Errorf("sqlite: option %s: %v is negative", option, v)
+	}
+	if v > 0 {
+		*dst = v
+	}
+	return nil
 }
 
 // oneOf returns the canonical (upper-case) spelling of v when it is one of
