@@ -122,11 +122,6 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 	// The unit cursors are opened at the first match: a search with no
 	// allowed match (a thread without the words) reads no postings.
 	var curs []*unitCursor
-	defer func() {
-		for _, c := range curs {
-			c.close()
-		}
-	}()
 	opened := false
 	open := func() error {
 		opened = true
@@ -150,8 +145,7 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 	defer s.Close()
 	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: st.r}
 	kept := make(exactHeap, 0, depth)
-	var iid bindex.IndexInternalID
-	total := 0
+	total, k := 0, 0
 	for {
 		if total&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -173,10 +167,12 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 				return nil, err
 			}
 		}
-		iid = bindex.NewIndexInternalID(iid, n)
+		for k+1 < len(segs) && n >= offsets[k+1] {
+			k++ // matches come in ascending global numbers, segment by segment
+		}
 		score := 0.0
 		for _, c := range curs {
-			freq, norm, err := c.at(iid, n)
+			freq, norm, err := c.at(segs[k], n-offsets[k])
 			if err != nil {
 				return nil, err
 			}

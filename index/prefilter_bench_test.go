@@ -25,7 +25,8 @@ import (
 // search/catalog-globalstats with the statistics of every entry and
 // Bleve's pool (the behaviour before both), for the cost of each step.
 // search-or/ runs a four-word OR (the term-pruning path of hybrid
-// search's full-text leg).
+// search's full-text leg), search-prefix/ the first four letters of the
+// first word in prefix mode.
 //
 // Corpus: 100,000 paragraphs of the Go source tree's doc comments (the
 // corpus of the root package's BenchmarkFTS, read the same way), owned by
@@ -68,8 +69,9 @@ func BenchmarkPrefilteredSearch(b *testing.B) {
 			for _, pv := range []struct {
 				name                string
 				terms, global, pool bool
-				or                  bool
+				or, prefix          bool
 			}{
+				{name: "search-prefix/catalog", prefix: true}, {name: "search-prefix/catalog-pool", pool: true, prefix: true},
 				{name: "search/catalog"}, {name: "search/catalog-pool", pool: true}, {name: "search/catalog-globalstats", global: true, pool: true}, {name: "search/terms", terms: true},
 				{name: "search-or/catalog", or: true}, {name: "search-or/catalog-pool", pool: true, or: true}, {name: "search-or/catalog-globalstats", global: true, pool: true, or: true},
 			} {
@@ -81,6 +83,12 @@ func BenchmarkPrefilteredSearch(b *testing.B) {
 					for b.Loop() {
 						q := base
 						q.Text, q.TermPrefilter, q.GlobalStats, q.PoolSelection = qs[i%len(qs)], pv.terms, pv.global, pv.pool
+						if pv.prefix {
+							// The first four letters of the first word: a
+							// prefix query (units.go; catalog-pool is
+							// Bleve's own prefix score, before).
+							q.Mode, q.Text = "prefix", qs[i%len(qs)][:4]
+						}
 						if pv.or {
 							// Four words ORed: the term-pruning path (the
 							// full-text leg of hybrid search).

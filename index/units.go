@@ -23,7 +23,9 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // scoreUnit is one weighed term: an index term, or a prefix's expansions
@@ -108,7 +110,7 @@ func (s *collStats) unitFreq(ctx context.Context, u scoreUnit) (int, error) {
 		}
 		union := roaring.New()
 		for _, t := range u.terms {
-			p, err := s.segs[k].postings(t)
+			p, err := s.postings(&s.segs[k], t)
 			if err != nil {
 				return 0, err
 			}
@@ -157,40 +159,34 @@ func (p segPostings) addTo(bm *roaring.Bitmap) error {
 	return nil
 }
 
-// unitReader opens u's postings with frequencies and norms and returns
-// its idf times qtf; nil when no collection entry holds u.
+// unitReader returns a cursor over u's postings and its idf times qtf; nil
+// when no collection entry holds u.
 func (s *collStats) unitReader(ctx context.Context, u scoreUnit) (*unitCursor, error) {
 	df, err := s.unitFreq(ctx, u)
 	if err != nil || df == 0 {
 		return nil, err
 	}
-	c := &unitCursor{idf: float64(u.qtf) * math.Log(1+(float64(s.docs)-float64(df)+0.5)/(float64(df)+0.5))}
-	for _, t := range u.terms {
-		tfr, err := s.r.TermFieldReader(ctx, []byte(t), fieldText, true, true, false)
-		if err != nil {
-			c.close()
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		c.all = append(c.all, &subCursor{tfr: tfr})
-	}
-	c.live = append(subHeap(nil), c.all...)
-	return c, nil
+	return &unitCursor{st: s, terms: u.terms, seg: nil,
+		idf: float64(u.qtf) * math.Log(1+(float64(s.docs)-float64(df)+0.5)/(float64(df)+0.5))}, nil
 }
 
-// unitCursor walks one unit's postings along ascending documents: one
-// cursor per term in a min-heap by position, so a document costs only the
-// cursors behind it (a prefix of thousands of expansions does not advance
-// every one per match).
+// unitCursor walks one unit's postings along ascending documents, segment
+// by segment: in each segment one postings iterator per term (with
+// frequencies and norms, from the search's cached term dictionary) in a
+// min-heap by position, so a document costs only the iterators behind it
+// (a prefix of thousands of expansions does not advance every one per
+// match).
 type unitCursor struct {
-	idf  float64
-	all  []*subCursor
-	live subHeap
+	st    *collStats
+	terms []string
+	idf   float64
+	seg   *scorch.SegmentSnapshot // the segment live walks
+	live  subHeap
 }
 
-// subCursor is one term's position: started once read.
+// subCursor is one term's position in the segment: started once read.
 type subCursor struct {
-	tfr     bindex.TermFieldReader
-	tfd     bindex.TermFieldDoc
+	it      segment.PostingsIterator
 	started bool
 	cur     uint64
 	freq    uint64
@@ -215,28 +211,45 @@ func (h *subHeap) Pop() any {
 	return x
 }
 
-// at returns the unit's summed frequency in document n (iid its internal
-// id) and the document's norm; documents are visited in ascending order.
-func (c *unitCursor) at(iid bindex.IndexInternalID, n uint64) (uint64, float64, error) {
-	for len(c.live) > 0 && (!c.live[0].started || c.live[0].cur < n) {
+// at returns the unit's summed frequency in local document d of segment
+// ss and the document's norm; documents are visited in ascending order
+// (segment by segment, as the snapshot numbers them).
+func (c *unitCursor) at(ss *scorch.SegmentSnapshot, d uint64) (uint64, float64, error) {
+	if ss != c.seg {
+		c.seg, c.live = ss, c.live[:0]
+		dict, err := c.st.dict(ss)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, t := range c.terms {
+			pl, err := dict.PostingsList([]byte(t), ss.Deleted(), nil)
+			if err != nil {
+				return 0, 0, fmt.Errorf("index: %w", err)
+			}
+			if pl != nil {
+				c.live = append(c.live, &subCursor{it: pl.Iterator(true, true, false, nil)})
+			}
+		}
+	}
+	for len(c.live) > 0 && (!c.live[0].started || c.live[0].cur < d) {
 		s := c.live[0]
-		d, err := s.tfr.Advance(iid, s.tfd.Reset())
+		p, err := s.it.Advance(d)
 		if err != nil {
 			return 0, 0, fmt.Errorf("index: %w", err)
 		}
-		if d == nil {
+		if p == nil {
 			heap.Pop(&c.live)
 			continue
 		}
-		s.started, s.cur, s.freq, s.norm = true, d.ID.Value(), d.Freq, d.Norm
+		s.started, s.cur, s.freq, s.norm = true, p.Number(), p.Frequency(), p.Norm()
 		heap.Fix(&c.live, 0)
 	}
 	var freq uint64
 	var norm float64
-	// The cursors at n are the root and its descendants at n.
+	// The cursors at d are the root and its descendants at d.
 	var visit func(i int)
 	visit = func(i int) {
-		if i >= len(c.live) || c.live[i].cur != n {
+		if i >= len(c.live) || c.live[i].cur != d {
 			return
 		}
 		freq += c.live[i].freq
@@ -246,10 +259,4 @@ func (c *unitCursor) at(iid bindex.IndexInternalID, n uint64) (uint64, float64, 
 	}
 	visit(0)
 	return freq, norm, nil
-}
-
-func (c *unitCursor) close() {
-	for _, s := range c.all {
-		_ = s.tfr.Close()
-	}
 }
