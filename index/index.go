@@ -77,6 +77,7 @@ type Index struct {
 	snap     *snapshot // nil in memory
 	fresh    bool
 	note     string
+	stop     map[string]bool // the language's stop words, folded (Neutral)
 
 	// The allowed-set prefilter (prefilter.go): the catalog of access and
 	// filter bitmaps, the per-segment ordinal arrays, and view, held for
@@ -165,7 +166,11 @@ func Open(o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
-	ix := &Index{lang: o.Language, cat: catalog.New()}
+	stop, err := StopWords(o.Language)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	ix := &Index{lang: o.Language, cat: catalog.New(), stop: stop}
 	if o.Dir != "" {
 		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
 		switch {

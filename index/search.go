@@ -277,6 +277,9 @@ func (b *qbuilder) textQuery(text, mode string) (query.Query, bool) {
 	default:
 		var parts []query.Query
 		for _, t := range persist.MatchTerms(text, b.ix.lang) {
+			if b.ix.Neutral(t.Text) {
+				continue
+			}
 			if q := b.phrase(t.Text); q != nil {
 				parts = append(parts, q)
 			}
@@ -315,57 +318,17 @@ func (b *qbuilder) phrase(s string) query.Query {
 	return p
 }
 
-// prefixTerm matches index terms starting with the word (or, for a quoted
-// phrase, the phrase with a prefix last word). Index terms are stemmed,
-// so both the folded word and its stem serve as prefixes: "auth" finds
-// "authentication" and so does "authentication" (stem "authent").
-func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
-	b.prefix = true
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		return nil
-	}
-	last := words[len(words)-1]
-	var parts []query.Query
-	if quoted && len(words) > 1 {
-		if q := b.phrase(strings.Join(words[:len(words)-1], " ")); q != nil {
-			parts = append(parts, q)
-		}
-	}
-	seen := map[string]bool{}
-	var alts []query.Query
-	add := func(p string) {
-		if p == "" || seen[p] {
-			return
-		}
-		seen[p] = true
-		q := bleve.NewPrefixQuery(p)
-		q.SetField(fieldText)
-		alts = append(alts, q)
-	}
-	add(string(foldTerm([]byte(strings.ToLower(last)))))
-	for _, t := range b.ix.analyze(last) {
-		add(t)
-	}
-	if len(alts) == 0 {
-		return conjoin(parts)
-	}
-	if len(alts) == 1 {
-		parts = append(parts, alts[0])
-	} else {
-		parts = append(parts, bleve.NewDisjunctionQuery(alts...))
-	}
-	return conjoin(parts)
-}
-
-// boolQuery turns a parsed boolean query into a Bleve query. Operands with
-// no index terms (stop words) are neutral: dropped from AND and OR, and a
-// NOT of nothing excludes nothing.
+// boolQuery turns a parsed boolean query into a Bleve query. Neutral
+// operands (Index.Neutral: only stop words or punctuation) are dropped
+// from AND and OR, and a NOT of nothing excludes nothing.
 func (b *qbuilder) boolQuery(n *BoolNode) query.Query {
 	switch n.Kind {
 	case NodeTerm, NodePhrase:
 		if n.Prefix {
 			return b.prefixTerm(n.Text, n.Kind == NodePhrase)
+		}
+		if b.ix.Neutral(n.Text) {
+			return nil
 		}
 		return b.phrase(n.Text)
 	case NodeAnd:
