@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/persist/sqlite"
@@ -223,16 +222,33 @@ func TestFTSHighlightSplitTokens(t *testing.T) {
 			}
 		}
 	}
-	// A phrase over split tokens: each part is marked, the separator too
-	// on FTS5 (it marks the phrase), so only the parts are compared.
-	for name, eng := range map[string]*Engine{"in-process": b.inproc, "native": b.native} {
-		res := b.search(t, eng, "config.yaml", "match", true)
-		if len(res.Results) != 1 || res.Results[0].Highlighted == nil {
-			t.Fatalf("%s: %d results", name, len(res.Results))
-		}
-		h := *res.Results[0].Highlighted
-		if strings.Count(h, "<mark>") == 0 || strings.ReplaceAll(strings.ReplaceAll(h, "<mark>", ""), "</mark>", "") != entries[0] || !strings.Contains(h, "yaml</mark>") || !strings.Contains(h, "<mark>config") {
-			t.Errorf("%s: config.yaml highlighted as %s", name, h)
+}
+
+// TestFTSHighlightPhrases: a phrase instance is marked as one range, from
+// its first word to its last, as FTS5's highlight() marks it; separate
+// words of a match query are marked one by one even when adjacent.
+func TestFTSHighlightPhrases(t *testing.T) {
+	b := openTokenBackends(t, []string{
+		"Call fmt.Println to print; config lives in config.yaml next to main.go",
+		"The quick brown fox jumps over the lazy dog. The lazy cat.",
+	})
+	for _, c := range []struct{ q, mode, want string }{
+		{"config.yaml", "match", "Call fmt.Println to print; config lives in <mark>config.yaml</mark> next to main.go"},
+		{"fmt.Println", "phrase", "Call <mark>fmt.Println</mark> to print; config lives in config.yaml next to main.go"},
+		{"fmt.Pri", "prefix", "Call <mark>fmt.Println</mark> to print; config lives in config.yaml next to main.go"},
+		{"the lazy dog", "phrase", "The quick brown fox jumps over <mark>the lazy dog</mark>. The lazy cat."},
+		{"lazy dog", "match", "The quick brown fox jumps over the <mark>lazy</mark> <mark>dog</mark>. The <mark>lazy</mark> cat."},
+		{`"lazy dog" OR cat`, "boolean", "The quick brown fox jumps over the <mark>lazy dog</mark>. The lazy <mark>cat</mark>."},
+	} {
+		for name, eng := range map[string]*Engine{"in-process": b.inproc, "native": b.native} {
+			res := b.search(t, eng, c.q, c.mode, true)
+			if len(res.Results) != 1 || res.Results[0].Highlighted == nil {
+				t.Errorf("%s %s %q: %d results", name, c.mode, c.q, len(res.Results))
+				continue
+			}
+			if got := *res.Results[0].Highlighted; got != c.want {
+				t.Errorf("%s %s %q: highlighted\n%s\nwant\n%s", name, c.mode, c.q, got, c.want)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -70,6 +71,7 @@ func (b *qbuilder) prefixTerm(s string, _ bool) query.Query {
 		}
 		if b.negated == 0 {
 			b.terms = append(b.terms, lead...)
+			b.phrases = append(b.phrases, append(slices.Clone(lead), anyTerm))
 		}
 		phrase := make([][]string, 0, len(lead)+1)
 		for _, t := range lead {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -122,7 +121,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	for _, h := range sr.Hits {
 		hit := Hit{ID: h.ID, Score: h.Score}
 		if q.Highlight {
-			hit.Spans = spans(h.Locations[fieldText])
+			hit.Spans = phraseSpans(h.Locations[fieldText], b.phrases)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -235,6 +234,8 @@ type qbuilder struct {
 	terms   []string // the positive index terms, for the BM25 stage
 	negated int      // depth inside the excluded side of a NOT
 	prefix  bool     // the query holds a prefix term: no BM25 stage
+
+	phrases [][]string // the positive phrases, for highlights (highlight.go)
 }
 
 func (ix *Index) newBuilder(context.Context) (*qbuilder, error) {
@@ -304,6 +305,9 @@ func (b *qbuilder) phrase(s string) query.Query {
 	terms := b.ix.analyze(s)
 	if b.negated == 0 {
 		b.terms = append(b.terms, terms...)
+		if len(terms) > 1 {
+			b.phrases = append(b.phrases, terms)
+		}
 	}
 	switch len(terms) {
 	case 0:
@@ -380,16 +384,7 @@ func spans(tl search.TermLocationMap) [][2]int {
 			out = append(out, [2]int{int(l.Start), int(l.End)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || (out[i][0] == out[j][0] && out[i][1] < out[j][1]) })
-	merged := out[:0]
-	for _, s := range out {
-		if n := len(merged); n > 0 && s[0] <= merged[n-1][1] {
-			merged[n-1][1] = max(merged[n-1][1], s[1])
-			continue
-		}
-		merged = append(merged, s)
-	}
-	return merged
+	return mergeSpans(out)
 }
 
 // Highlight returns text with <mark>…</mark> around each span. Spans that
