@@ -204,13 +204,22 @@ func TestFTSHighlightSplitTokens(t *testing.T) {
 		"Café crème brûlée naïve résumé",
 	}
 	b := openTokenBackends(t, entries)
-	for _, c := range []struct{ q, mode, want string }{
+	b.checkHighlights(t, []highlightCase{
 		{"Println", "match", "Call fmt.<mark>Println</mark> to print; config lives in config.yaml next to main.go"},
 		{"yaml", "match", "Call fmt.Println to print; config lives in config.<mark>yaml</mark> next to main.go"},
 		{"example", "match", "See https://docs.<mark>example</mark>.org/guide"},
 		{"resume cafe", "match", "<mark>Café</mark> crème brûlée naïve <mark>résumé</mark>"},
 		{"print", "prefix", "Call fmt.<mark>Println</mark> to <mark>print</mark>; config lives in config.yaml next to main.go"},
-	} {
+	})
+}
+
+type highlightCase struct{ q, mode, want string }
+
+// checkHighlights runs each query with highlights on both backends: one
+// result, highlighted as wanted.
+func (b *tokenBackends) checkHighlights(t *testing.T, cases []highlightCase) {
+	t.Helper()
+	for _, c := range cases {
 		for name, eng := range map[string]*Engine{"in-process": b.inproc, "native": b.native} {
 			res := b.search(t, eng, c.q, c.mode, true)
 			if len(res.Results) != 1 || res.Results[0].Highlighted == nil {
@@ -232,23 +241,12 @@ func TestFTSHighlightPhrases(t *testing.T) {
 		"Call fmt.Println to print; config lives in config.yaml next to main.go",
 		"The quick brown fox jumps over the lazy dog. The lazy cat.",
 	})
-	for _, c := range []struct{ q, mode, want string }{
+	b.checkHighlights(t, []highlightCase{
 		{"config.yaml", "match", "Call fmt.Println to print; config lives in <mark>config.yaml</mark> next to main.go"},
 		{"fmt.Println", "phrase", "Call <mark>fmt.Println</mark> to print; config lives in config.yaml next to main.go"},
 		{"fmt.Pri", "prefix", "Call <mark>fmt.Println</mark> to print; config lives in config.yaml next to main.go"},
 		{"the lazy dog", "phrase", "The quick brown fox jumps over <mark>the lazy dog</mark>. The lazy cat."},
 		{"lazy dog", "match", "The quick brown fox jumps over the <mark>lazy</mark> <mark>dog</mark>. The <mark>lazy</mark> cat."},
 		{`"lazy dog" OR cat`, "boolean", "The quick brown fox jumps over the <mark>lazy dog</mark>. The lazy <mark>cat</mark>."},
-	} {
-		for name, eng := range map[string]*Engine{"in-process": b.inproc, "native": b.native} {
-			res := b.search(t, eng, c.q, c.mode, true)
-			if len(res.Results) != 1 || res.Results[0].Highlighted == nil {
-				t.Errorf("%s %s %q: %d results", name, c.mode, c.q, len(res.Results))
-				continue
-			}
-			if got := *res.Results[0].Highlighted; got != c.want {
-				t.Errorf("%s %s %q: highlighted\n%s\nwant\n%s", name, c.mode, c.q, got, c.want)
-			}
-		}
-	}
+	})
 }

@@ -11,14 +11,8 @@ import (
 	"github.com/contextd/contextd/persist"
 )
 
-// Query-side word rules shared with the native backend (which asks
-// Neutral through internal/search), so both backends read a query alike.
-
-// maxPrefixExpansion bounds the index terms a prefix expands to inside a
-// phrase (a prefix after other words, as in fmt.Pri or "connection re").
-// Past it the phrase and the prefix are matched separately, as before
-// version 2 of the analyzer: FTS5 requires them adjacent.
-const maxPrefixExpansion = 512
+// Query-side word rules shared with the native backend (NativeQuery, sent
+// through internal/search), so both backends read a query alike.
 
 // Neutral reports whether s, a word or quoted phrase of a match or boolean
 // query, holds nothing to match on its own: no token, or only stop words of
@@ -65,21 +59,24 @@ func (b *qbuilder) prefixTerm(s string, _ bool) query.Query {
 	if len(lead) == 0 {
 		return prefixAlternatives(alts)
 	}
-	if terms, ok := b.ix.expandPrefixes(alts); ok {
-		if len(terms) == 0 {
-			return noMatch()
-		}
-		if b.negated == 0 {
-			b.terms = append(b.terms, lead...)
-			b.phrases = append(b.phrases, append(slices.Clone(lead), anyTerm))
-		}
-		phrase := make([][]string, 0, len(lead)+1)
-		for _, t := range lead {
-			phrase = append(phrase, []string{t})
-		}
-		return query.NewMultiPhraseQuery(append(phrase, terms), fieldText)
+	// The words and the prefix adjacent, as FTS5 requires: the prefix
+	// is expanded to the index terms it starts (as Bleve's prefix query
+	// does internally) and they take the phrase's last place. Expanding
+	// over the whole dictionary, not the caller's readable entries, only
+	// adds terms no readable entry holds: the matches are the same.
+	terms, err := b.ix.expandPrefixes(alts)
+	if err != nil || len(terms) == 0 {
+		return bleve.NewMatchNoneQuery()
 	}
-	return conjoin([]query.Query{b.phrase(s[:lastStart]), prefixAlternatives(alts)})
+	if b.negated == 0 {
+		b.terms = append(b.terms, lead...)
+		b.phrases = append(b.phrases, append(slices.Clone(lead), anyTerm))
+	}
+	phrase := make([][]string, 0, len(lead)+1)
+	for _, t := range lead {
+		phrase = append(phrase, []string{t})
+	}
+	return query.NewMultiPhraseQuery(append(phrase, terms), fieldText)
 }
 
 func prefixAlternatives(alts []string) query.Query {
@@ -95,26 +92,20 @@ func prefixAlternatives(alts []string) query.Query {
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
-// noMatch matches no document (a phrase whose prefix no index term has).
-func noMatch() query.Query {
-	return bleve.NewMatchNoneQuery()
-}
-
-// expandPrefixes lists the index terms starting with any of prefixes;
-// false when they are more than maxPrefixExpansion.
-func (ix *Index) expandPrefixes(prefixes []string) ([]string, bool) {
+// expandPrefixes lists the index terms starting with any of prefixes.
+func (ix *Index) expandPrefixes(prefixes []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range prefixes {
 		d, err := ix.bi.FieldDictPrefix(fieldText, []byte(p))
 		if err != nil {
-			return nil, false
+			return nil, err
 		}
 		for {
 			e, err := d.Next()
 			if err != nil {
 				_ = d.Close()
-				return nil, false
+				return nil, err
 			}
 			if e == nil {
 				break
@@ -122,15 +113,11 @@ func (ix *Index) expandPrefixes(prefixes []string) ([]string, bool) {
 			if !seen[e.Term] {
 				seen[e.Term] = true
 				out = append(out, e.Term)
-				if len(out) > maxPrefixExpansion {
-					_ = d.Close()
-					return nil, false
-				}
 			}
 		}
 		_ = d.Close()
 	}
-	return out, true
+	return out, nil
 }
 
 // NativeQuery rewrites a match or boolean query for a database engine

@@ -1,6 +1,9 @@
 package index
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/persist"
@@ -70,4 +73,35 @@ func FuzzNativeQuery(f *testing.F) {
 		}
 		NativeQuery(q, persist.FullTextMatch, "english", stop)
 	})
+}
+
+// TestPrefixInPhrase: a prefix after other words matches them adjacent,
+// as FTS5's "alpha wor"* does, however many terms the prefix starts.
+func TestPrefixInPhrase(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{3, 600} {
+		ix := openTest(t, Options{})
+		var docs []Doc
+		for i := range n {
+			docs = append(docs, Doc{ID: fmt.Sprintf("w%04d", i), Text: fmt.Sprintf("alpha word%04d", i), Owner: "u", CreatedAt: t0})
+		}
+		docs = append(docs, Doc{ID: "apart", Text: "alpha beta word", Owner: "u", CreatedAt: t0})
+		if err := ix.Apply(ctx, docs, nil, 1); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []Query{{Text: "alpha.wor", Mode: "prefix"}, {Text: `"alpha wor"`, Mode: "prefix"}, {Text: `"alpha wor"*`, Mode: "boolean"}, {Text: "alpha.zzz", Mode: "prefix"}} {
+			q.Access, q.Size = Access{Principal: "u"}, 2*n
+			res, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := n
+			if strings.HasSuffix(q.Text, "zzz") {
+				want = 0
+			}
+			if strings.Contains(ids(res), "apart") || len(res.Hits) != want {
+				t.Errorf("%d terms, %s %q: %d hits, want %d (not apart)", n, q.Mode, q.Text, len(res.Hits), want)
+			}
+		}
+	}
 }
