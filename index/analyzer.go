@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 
@@ -160,19 +161,34 @@ func StopWords(language string) (map[string]bool, error) {
 // unicode61 is the Bleve tokenizer over package token.
 type unicode61 struct{}
 
+// Tokenize allocates tokens and folded terms in blocks, as Bleve's own
+// tokenizers do, and a term that is its input bytes already (lower-case
+// ASCII, most words) is a slice of the input: one allocation per token
+// made the english analyzer allocate 2.6 times as often as the UAX #29
+// one it replaced (271 against 105 allocations per 256 bytes of notes).
 func (unicode61) Tokenize(input []byte) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(input)/6+1)
-	var buf []byte
-	buf = token.Scan(string(input), buf, func(start, end int, term []byte) {
-		out = append(out, &analysis.Token{
-			Start:    start,
-			End:      end,
-			Term:     append([]byte(nil), term...),
-			Position: len(out) + 1,
-			Type:     analysis.AlphaNumeric,
-		})
+	guess := len(input)/6 + 1
+	out := make(analysis.TokenStream, 0, guess)
+	toks := make([]analysis.Token, 0, guess)
+	var terms []byte
+	token.Scan(string(input), nil, func(start, end int, term []byte) {
+		t := analysis.Token{Start: start, End: end, Position: len(out) + 1, Type: analysis.AlphaNumeric}
+		if src := input[start:end]; bytes.Equal(src, term) {
+			t.Term = src[:len(src):len(src)]
+		} else {
+			if cap(terms)-len(terms) < len(term) {
+				terms = make([]byte, 0, max(256, 2*len(term)))
+			}
+			n := len(terms)
+			terms = append(terms, term...)
+			t.Term = terms[n:len(terms):len(terms)]
+		}
+		if len(toks) == cap(toks) {
+			toks = make([]analysis.Token, 0, max(64, len(out)/2))
+		}
+		toks = append(toks, t)
+		out = append(out, &toks[len(toks)-1])
 	})
-	_ = buf
 	return out
 }
 
