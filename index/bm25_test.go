@@ -124,19 +124,20 @@ func TestBM25Rescore(t *testing.T) {
 	}
 }
 
-// termCount, piece by piece, agrees with analyzing the whole text, for
-// every language, on text with long and short lines.
-func TestTermCountPieces(t *testing.T) {
-	line := "The café's owners weren't there; Über-naïve jumping foxes ran 42 km, l'homme, ĥôtel, 東京 タワー, русские слова и ещё\\n"
-	text := strings.Repeat(line, 3*lengthPiece/len(line)) + strings.Repeat("x", 2*lengthPiece) + "\\n" + strings.Repeat(line, 50)
+// TestTextLength: a text's BM25 length is its number of index terms
+// (Bleve's field length), for every language, on text with long and short
+// lines.
+func TestTextLength(t *testing.T) {
+	line := "The café's owners weren't there; Über-naïve jumping foxes ran 42 km, l'homme, ĥôtel, 東京 タワー, русские слова и ещё fmt.Println\n"
+	text := strings.Repeat(line, 300) + strings.Repeat("x", 1<<17) + "\n" + strings.Repeat(line, 50)
 	for _, lang := range Languages() {
 		m := bleve.NewIndexMapping()
 		if err := addAnalyzer(m, lang); err != nil {
 			t.Fatal(err)
 		}
-		a := m.AnalyzerNamed(analyzerName)
-		if got, want := termCount(a, text), len(a.Analyze([]byte(text))); got != want {
-			t.Errorf("%s: %d terms piece by piece, %d whole", lang, got, want)
+		want := len(m.AnalyzerNamed(analyzerName).Analyze([]byte(text)))
+		if got, _ := textLength(text, nil); got != want || want != 350*25+1 {
+			t.Errorf("%s: length %d, analyzer %d, want %d", lang, got, want, 350*25+1)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // Package index owns contextd's in-process full-text index: a Bleve
 // (scorch) index scored with BM25 over entry text, with one analyzer per
-// FTS_LANGUAGE (snowball stemmers, stop words, Unicode folding), query
+// FTS_LANGUAGE (the words of SQLite FTS5's unicode61 tokenizer, package
+// index/token, then snowball stemmers; analyzer.go), the query-side stop
+// word rule both backends share (query_text.go), query
 // building for the four modes of fts_search_context (match, prefix,
 // phrase, boolean), the allowed-set prefilter (the roaring bitmaps of
 // index/catalog mapped onto Bleve's document numbers, so hidden or

@@ -18,8 +18,9 @@ func (ix *Index) Stats(acc Access) ReadableStats { return ReadableStats{ix: ix, 
 
 // DocFreqs reports, for each word, the number of readable indexed entries
 // holding it after analysis, and the number of readable indexed entries.
-// A word the analyzer drops (a stop word) counts as held by every entry; a
-// word that analyzes to several terms counts by its rarest.
+// A word with no index terms (punctuation) counts as held by every entry;
+// a word that analyzes to several terms (fmt.Println) counts by its
+// rarest. Stop words are indexed and counted like any word.
 func (s ReadableStats) DocFreqs(ctx context.Context, words []string) ([]int, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -122,7 +120,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	for _, h := range sr.Hits {
 		hit := Hit{ID: h.ID, Score: h.Score}
 		if q.Highlight {
-			hit.Spans = spans(h.Locations[fieldText])
+			hit.Spans = phraseSpans(h.Locations[fieldText], b.phrases)
 		}
 		res.Hits = append(res.Hits, hit)
 	}
@@ -235,6 +233,8 @@ type qbuilder struct {
 	prefixes [][]string // the positive prefixes, each its alternatives (units.go)
 	negated  int        // depth inside the excluded side of a NOT
 	prefix   bool       // the query holds a prefix term: no Terms for MatchSpans
+
+	phrases [][]string // the positive phrases, for highlights (highlight.go)
 }
 
 func (ix *Index) newBuilder(context.Context) (*qbuilder, error) {
@@ -277,6 +277,9 @@ func (b *qbuilder) textQuery(text, mode string) (query.Query, bool) {
 	default:
 		var parts []query.Query
 		for _, t := range persist.MatchTerms(text, b.ix.lang) {
+			if b.ix.Neutral(t.Text) {
+				continue
+			}
 			if q := b.phrase(t.Text); q != nil {
 				parts = append(parts, q)
 			}
@@ -301,6 +304,9 @@ func (b *qbuilder) phrase(s string) query.Query {
 	terms := b.ix.analyze(s)
 	if b.negated == 0 {
 		b.terms = append(b.terms, terms...)
+		if len(terms) > 1 {
+			b.phrases = append(b.phrases, terms)
+		}
 	}
 	switch len(terms) {
 	case 0:
@@ -315,63 +321,17 @@ func (b *qbuilder) phrase(s string) query.Query {
 	return p
 }
 
-// prefixTerm matches index terms starting with the word (or, for a quoted
-// phrase, the phrase with a prefix last word). Index terms are stemmed,
-// so both the folded word and its stem serve as prefixes: "auth" finds
-// "authentication" and so does "authentication" (stem "authent").
-func (b *qbuilder) prefixTerm(s string, quoted bool) query.Query {
-	b.prefix = true
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		return nil
-	}
-	last := words[len(words)-1]
-	var parts []query.Query
-	if quoted && len(words) > 1 {
-		if q := b.phrase(strings.Join(words[:len(words)-1], " ")); q != nil {
-			parts = append(parts, q)
-		}
-	}
-	seen := map[string]bool{}
-	var alts []query.Query
-	var prefixes []string
-	add := func(p string) {
-		if p == "" || seen[p] {
-			return
-		}
-		seen[p] = true
-		q := bleve.NewPrefixQuery(p)
-		q.SetField(fieldText)
-		alts = append(alts, q)
-		prefixes = append(prefixes, p)
-	}
-	add(string(foldTerm([]byte(strings.ToLower(last)))))
-	for _, t := range b.ix.analyze(last) {
-		add(t)
-	}
-	if len(alts) == 0 {
-		return conjoin(parts)
-	}
-	if b.negated == 0 {
-		slices.Sort(prefixes)
-		b.prefixes = append(b.prefixes, prefixes)
-	}
-	if len(alts) == 1 {
-		parts = append(parts, alts[0])
-	} else {
-		parts = append(parts, bleve.NewDisjunctionQuery(alts...))
-	}
-	return conjoin(parts)
-}
-
-// boolQuery turns a parsed boolean query into a Bleve query. Operands with
-// no index terms (stop words) are neutral: dropped from AND and OR, and a
-// NOT of nothing excludes nothing.
+// boolQuery turns a parsed boolean query into a Bleve query. Neutral
+// operands (Index.Neutral: only stop words or punctuation) are dropped
+// from AND and OR, and a NOT of nothing excludes nothing.
 func (b *qbuilder) boolQuery(n *BoolNode) query.Query {
 	switch n.Kind {
 	case NodeTerm, NodePhrase:
 		if n.Prefix {
 			return b.prefixTerm(n.Text, n.Kind == NodePhrase)
+		}
+		if b.ix.Neutral(n.Text) {
+			return nil
 		}
 		return b.phrase(n.Text)
 	case NodeAnd:
@@ -423,16 +383,7 @@ func spans(tl search.TermLocationMap) [][2]int {
 			out = append(out, [2]int{int(l.Start), int(l.End)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || (out[i][0] == out[j][0] && out[i][1] < out[j][1]) })
-	merged := out[:0]
-	for _, s := range out {
-		if n := len(merged); n > 0 && s[0] <= merged[n-1][1] {
-			merged[n-1][1] = max(merged[n-1][1], s[1])
-			continue
-		}
-		merged = append(merged, s)
-	}
-	return merged
+	return mergeSpans(out)
 }
 
 // Highlight returns text with <mark>…</mark> around each span. Spans that

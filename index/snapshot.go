@@ -35,6 +35,7 @@ var errLocked = errors.New("index snapshot is locked by another process")
 type snapMeta struct {
 	Format    string `json:"format"`
 	Language  string `json:"language"`
+	Analyzer  string `json:"analyzer,omitempty"` // AnalyzerVersion; "" before version 2
 	Watermark int64  `json:"watermark"`
 	Clean     bool   `json:"clean"`
 	Checksum  string `json:"checksum,omitempty"`
@@ -64,6 +65,8 @@ func openSnapshot(dir, lang string, m mapping.IndexMapping, lockTimeout time.Dur
 		note = fmt.Sprintf("snapshot format %q is not %q", meta.Format, snapshotFormat)
 	case meta.Language != lang:
 		note = fmt.Sprintf("FTS_LANGUAGE changed from %s to %s", meta.Language, lang)
+	case meta.Analyzer != AnalyzerVersion:
+		note = fmt.Sprintf("the index analyzer changed from %s to %s (words split and folded as SQLite FTS5 unicode61 does)", analyzerLabel(meta.Analyzer), AnalyzerVersion)
 	case meta.Clean:
 		sum, err := checksumDir(s.data)
 		if err != nil || sum != meta.Checksum {
@@ -73,7 +76,7 @@ func openSnapshot(dir, lang string, m mapping.IndexMapping, lockTimeout time.Dur
 	if note == "" {
 		bi, err := bleve.OpenUsing(s.data, map[string]any{"bolt_timeout": lockTimeout.String()})
 		if err == nil {
-			if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: lang, Watermark: meta.Watermark}); err != nil {
+			if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: lang, Analyzer: AnalyzerVersion, Watermark: meta.Watermark}); err != nil {
 				_ = bi.Close()
 				return nil, nil, false, "", err
 			}
@@ -94,6 +97,14 @@ func openSnapshot(dir, lang string, m mapping.IndexMapping, lockTimeout time.Dur
 	return s, bi, true, note, nil
 }
 
+// analyzerLabel names a snapshot's analyzer version for the progress note.
+func analyzerLabel(v string) string {
+	if v == "" {
+		return "unicode/1 (Bleve's word tokenizer)"
+	}
+	return v
+}
+
 // recreate replaces the data with a new empty index.
 func (s *snapshot) recreate(m mapping.IndexMapping) (bleve.Index, error) {
 	if err := removeAll(s.data); err != nil {
@@ -103,7 +114,7 @@ func (s *snapshot) recreate(m mapping.IndexMapping) (bleve.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: create snapshot: %w", err)
 	}
-	if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang}); err != nil {
+	if err := s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang, Analyzer: AnalyzerVersion}); err != nil {
 		_ = bi.Close()
 		return nil, err
 	}
@@ -116,7 +127,7 @@ func (s *snapshot) seal(watermark int64) error {
 	if err != nil {
 		return fmt.Errorf("index: checksum snapshot: %w", err)
 	}
-	return s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang, Watermark: watermark, Clean: true, Checksum: sum})
+	return s.writeMeta(snapMeta{Format: snapshotFormat, Language: s.lang, Analyzer: AnalyzerVersion, Watermark: watermark, Clean: true, Checksum: sum})
 }
 
 func (s *snapshot) writeMeta(m snapMeta) error {

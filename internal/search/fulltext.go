@@ -39,6 +39,7 @@ type FullText struct {
 	unavailable string // why search cannot run, "" when it can
 	st          persist.Store
 	native      persist.NativeFullText
+	stop        map[string]bool // FTS_LANGUAGE's stop words (index.StopWords)
 	ix          *index.Index
 	follow      *follow.Follower
 }
@@ -73,6 +74,11 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 			ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
 			return ft, nil
 		}
+		stop, err := index.StopWords(ft.lang)
+		if err != nil {
+			return nil, err
+		}
+		ft.stop = stop
 		if err := n.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
 			return nil, fmt.Errorf("full-text language: %w", err)
 		}
@@ -206,8 +212,11 @@ func (ft *FullText) Rank(ctx context.Context, acc persist.Access, q FullTextQuer
 		q.Mode = persist.FullTextMatch
 	}
 	if ft.native != nil {
+		// The database indexes stop words too; the query drops neutral
+		// words as the in-process index does (index.Neutral).
+		text, mode := index.NativeQuery(q.Text, q.Mode, ft.lang, ft.stop)
 		res, err := ft.native.FullTextSearch(ctx, acc, persist.FullTextQuery{
-			Filter: q.Filter, Query: q.Text, Mode: q.Mode, Language: ft.lang, Limit: q.Depth, Highlight: q.Highlight, Explain: q.Explain,
+			Filter: q.Filter, Query: text, Mode: mode, Language: ft.lang, Limit: q.Depth, Highlight: q.Highlight, Explain: q.Explain,
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("fts search: %w", err)

@@ -1,22 +1,21 @@
 package builtin
 
 import (
-	"unicode"
-	"unicode/utf8"
-
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
+
+	"github.com/contextd/contextd/index/token"
 )
 
 // The lexical reranker's tokenization, shared by queries and passages so
 // that both sides always normalize a word the same way. (The embedder and
 // the summarizer of this package tokenize their own way.)
 //
-// A token is a maximal run of Unicode letters and digits (combining marks
-// are kept inside a token but never start one), lower-cased rune by rune
-// with unicode.ToLower, then passed through stem. Everything else separates
-// tokens. Invalid UTF-8 bytes separate tokens.
-//
+// Tokens are the full-text index's (package index/token): the split and
+// folding of SQLite FTS5's unicode61 with remove_diacritics 2, so
+// fmt.Println is fmt and println, and résumé is resume, for the reranker as
+// for both search backends. A token is then passed through stem.
+
 // stem is the Snowball English (Porter2) stemmer, the one the in-process
 // full-text index applies, so that the reranker and the index conflate the
 // same words. The lexical scanner caches stems per call: Snowball costs
@@ -24,50 +23,11 @@ import (
 //
 // Stems are index keys, not words: only their equality matters.
 
-// asciiFold maps an ASCII byte to its lower-case form when it is a letter or
-// a digit, and to 0 when it separates tokens.
-var asciiFold = func() (t [utf8.RuneSelf]byte) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c)
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = byte(c)
-		t[c-'a'+'A'] = byte(c)
-	}
-	return t
-}()
-
-// tokenize calls emit with each normalized (case-folded, unstemmed) token of
+// tokenize calls emit with each normalized (folded, unstemmed) token of
 // text, in order. buf is scratch space, returned for reuse; the slice
 // passed to emit is only valid during the call.
 func tokenize(text string, buf []byte, emit func(tok []byte)) []byte {
-	buf = buf[:0]
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if f := asciiFold[c]; f != 0 {
-				buf = append(buf, f)
-				i++
-				continue
-			}
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			i += size
-			if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || (len(buf) > 0 && unicode.Is(unicode.Mn, r))) {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-				continue
-			}
-		}
-		if len(buf) > 0 {
-			emit(buf)
-			buf = buf[:0]
-		}
-	}
-	if len(buf) > 0 {
-		emit(buf)
-	}
-	return buf
+	return token.Scan(text, buf, func(_, _ int, term []byte) { emit(term) })
 }
 
 // stem applies the Snowball stemmer described above to the lower-cased token
