@@ -3,7 +3,9 @@ module github.com/contextd/contextd
 go 1.26.8
 
 require (
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/mark3labs/mcp-go v1.2.1
+	golang.org/x/net v0.55.0
 	modernc.org/sqlite v1.62.0
 )
 
