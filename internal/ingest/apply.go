@@ -1,0 +1,127 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/contextd/contextd/internal/syncplan"
+)
+
+// batchSize is the most entries one batch tool call takes.
+const batchSize = 100
+
+// batchResult is the part of a store or update batch response a sync reads.
+type batchResult struct {
+	Results []struct {
+		Index   int     `json:"index"`
+		Success bool    `json:"success"`
+		Error   *string `json:"error"`
+	} `json:"results"`
+}
+
+// apply carries out one plan: creates with store_context_batch
+// (deduplicate false: a corpus entry is never merged into another),
+// updates with update_context_batch, the listed deletes with
+// delete_context_batch. Batches are not atomic, so one refused document
+// (too long, say) does not hold back the others; a refused document
+// becomes a keep item for the rest of the run, and what is stored for it
+// stays.
+func (s *Syncer) apply(ctx context.Context, p *syncplan.Plan, r Range, docs []*Doc, items []syncplan.Item, sum *Summary) error {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	fail := func(i int, why string) {
+		items[i] = syncplan.Item{SourceID: items[i].SourceID, Keep: true}
+		sum.Failures = append(sum.Failures, Failure{items[i].SourceID, why})
+	}
+	for start := 0; start < len(p.Creates); start += batchSize {
+		idx := p.Creates[start:min(start+batchSize, len(p.Creates))]
+		entries := make([]any, len(idx))
+		for k, i := range idx {
+			d := docs[i]
+			e := map[string]any{"thread_id": s.Thread, "source": "agent", "text": d.Text,
+				"metadata": d.metadata(s.Thread, now()), "deduplicate": false}
+			if s.Settings.Tags != nil {
+				e["tags"] = s.Settings.Tags
+			}
+			if s.Settings.Visibility != "" {
+				e["visibility"] = s.Settings.Visibility
+			}
+			entries[k] = e
+		}
+		var res batchResult
+		if err := call(ctx, s.Caller, "store_context_batch", map[string]any{"entries": entries, "atomic": false}, &res); err != nil {
+			return fmt.Errorf("store range %s: %w", rangeName(r), err)
+		}
+		sum.Created += s.tally(res, idx, fail)
+	}
+	for start := 0; start < len(p.Updates); start += batchSize {
+		ups := p.Updates[start:min(start+batchSize, len(p.Updates))]
+		updates := make([]any, len(ups))
+		idx := make([]int, len(ups))
+		for k, u := range ups {
+			d := docs[u.Index]
+			idx[k] = u.Index
+			e := map[string]any{"context_id": u.ContextID, "metadata": d.metadata(s.Thread, now())}
+			if u.Change != syncplan.ChangeMetadata {
+				e["text"] = d.Text // a metadata-only change regenerates nothing
+			}
+			if s.Settings.Tags != nil {
+				e["tags"] = s.Settings.Tags
+			}
+			if s.Settings.Visibility != "" {
+				e["visibility"] = s.Settings.Visibility
+			}
+			updates[k] = e
+		}
+		var res batchResult
+		if err := call(ctx, s.Caller, "update_context_batch", map[string]any{"updates": updates, "atomic": false}, &res); err != nil {
+			return fmt.Errorf("update range %s: %w", rangeName(r), err)
+		}
+		sum.Updated += s.tally(res, idx, fail)
+	}
+	if len(p.Deletes) > 0 {
+		ids := make([]any, len(p.Deletes))
+		for k, d := range p.Deletes {
+			ids[k] = d.ContextID
+		}
+		var res struct {
+			DeletedCount int `json:"deleted_count"`
+		}
+		if err := call(ctx, s.Caller, "delete_context_batch", map[string]any{"context_ids": ids}, &res); err != nil {
+			return fmt.Errorf("delete range %s: %w", rangeName(r), err)
+		}
+		sum.Deleted += res.DeletedCount
+	}
+	return nil
+}
+
+// tally counts the successes of a batch and fails the rest; idx maps the
+// batch's positions to manifest indices.
+func (s *Syncer) tally(res batchResult, idx []int, fail func(i int, why string)) int {
+	ok := 0
+	seen := make([]bool, len(idx))
+	for _, r := range res.Results {
+		if r.Index < 0 || r.Index >= len(idx) {
+			continue
+		}
+		seen[r.Index] = true
+		if r.Success {
+			ok++
+			continue
+		}
+		why := "refused by the server"
+		if r.Error != nil {
+			why = *r.Error
+		}
+		fail(idx[r.Index], why)
+	}
+	for k, was := range seen {
+		if !was {
+			fail(idx[k], "no result from the server")
+		}
+	}
+	return ok
+}
