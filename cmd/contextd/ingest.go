@@ -287,6 +287,9 @@ func printSummary(w io.Writer, s ingest.Summary, sk ingest.Skipped, dryRun bool)
 	if sk.Ignored+sk.Unsupported > 0 {
 		fmt.Fprintf(w, "skipped: %d ignored, %d of unsupported formats\n", sk.Ignored, sk.Unsupported)
 	}
+	if s.Empty > 0 {
+		fmt.Fprintf(w, "empty: %d files without text, kept as stored\n", s.Empty)
+	}
 	if s.Foreign > 0 {
 		fmt.Fprintf(w, "note: %d managed entries of other principals share this thread; they are never changed\n", s.Foreign)
 	}

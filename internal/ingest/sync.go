@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -59,8 +60,11 @@ type Summary struct {
 	Unchanged int
 	Kept      int
 	Foreign   int // other principals' readable managed entries in the thread
-	Failures  []Failure
-	Elapsed   time.Duration
+	// Empty counts the files with no text (empty, or nothing but markup):
+	// there is nothing to store, so they are kept as stored, not failed.
+	Empty    int
+	Failures []Failure
+	Elapsed  time.Duration
 }
 
 func (s Summary) String() string {
@@ -121,11 +125,15 @@ func (s *Syncer) syncRange(ctx context.Context, r Range, sum *Summary) error {
 	docs, failed := s.loadAll(ctx, r.Files)
 	items := make([]syncplan.Item, len(r.Files))
 	for i, f := range r.Files {
-		if d := docs[i]; d != nil {
+		switch d := docs[i]; {
+		case d != nil:
 			items[i] = syncplan.Item{SourceID: f.SourceID, TextDigest: d.TextDigest, MetaDigest: d.MetaDigest}
-		} else {
+		case errors.Is(failed[i], errNoText):
 			items[i] = syncplan.Item{SourceID: f.SourceID, Keep: true}
-			sum.Failures = append(sum.Failures, Failure{f.SourceID, failed[i]})
+			sum.Empty++
+		default:
+			items[i] = syncplan.Item{SourceID: f.SourceID, Keep: true}
+			sum.Failures = append(sum.Failures, Failure{f.SourceID, reason(failed[i])})
 		}
 	}
 	for round := 0; ; round++ {
@@ -186,10 +194,10 @@ func rangeName(r Range) string {
 }
 
 // loadAll extracts the files of a range in parallel; a file that fails
-// has a nil Doc and its reason.
-func (s *Syncer) loadAll(ctx context.Context, files []File) ([]*Doc, []string) {
+// has a nil Doc and its error.
+func (s *Syncer) loadAll(ctx context.Context, files []File) ([]*Doc, []error) {
 	docs := make([]*Doc, len(files))
-	failed := make([]string, len(files))
+	failed := make([]error, len(files))
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -203,7 +211,7 @@ func (s *Syncer) loadAll(ctx context.Context, files []File) ([]*Doc, []string) {
 			for i := range next {
 				d, err := load(ctx, files[i], s.Settings, s.Extract)
 				if err != nil {
-					failed[i] = reason(err)
+					failed[i] = err
 					continue
 				}
 				docs[i] = d
