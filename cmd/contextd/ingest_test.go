@@ -18,9 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/internal/testtier"
+	"github.com/contextd/contextd/server"
 )
 
 // corpusTree writes a folder with one file of every supported format,
@@ -196,32 +199,8 @@ func TestIngestThroughServer(t *testing.T) {
 	localDB := filepath.Join(t.TempDir(), "local.db")
 	_, localOut := ingestRun(t, map[string]string{"DB_PATH": localDB, "HOME": t.TempDir()}, dir, "--thread", "kb:field")
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	cmd := exec.Command(binary)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "DB_PATH=" + filepath.Join(t.TempDir(), "srv.db"),
-		"MCP_TRANSPORT=http", "FASTMCP_HOST=127.0.0.1", "FASTMCP_PORT=" + port,
-		"MCP_AUTH_PROVIDER=simple_token", "MCP_AUTH_TOKEN=tok"}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := "http://127.0.0.1:" + port
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(base + "/health"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("server never answered: %s", stderr.String())
-		}
-	}
+	base := serveHTTP(t, map[string]string{"HOME": t.TempDir(), "DB_PATH": filepath.Join(t.TempDir(), "srv.db"),
+		"MCP_AUTH_PROVIDER": "simple_token", "MCP_AUTH_TOKEN": "tok"})
 	env := map[string]string{"HOME": t.TempDir()}
 	if code, out := ingestRun(t, env, dir, "--thread", "kb:field", "--server", base, "--token", "wrong"); code != exitFail {
 		t.Fatalf("wrong token: exit %d %s", code, out)
@@ -313,5 +292,44 @@ func TestIngestUsage(t *testing.T) {
 	code, out := ingestRun(t, map[string]string{}, "--help")
 	if code != exitOK || !strings.HasPrefix(out, "usage: contextd ingest PATH") {
 		t.Fatalf("help: %d %s", code, out)
+	}
+}
+
+// serveHTTP serves MCP over streamable HTTP in process, with the
+// configuration env describes, on a free loopback port until t ends.
+func serveHTTP(t *testing.T, env map[string]string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env["FASTMCP_HOST"], env["FASTMCP_PORT"] = "127.0.0.1", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	cfg, err := config.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Engine.FTS.Progress = io.Discard
+	eng, err := contextd.Open(context.Background(), cfg.Engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(eng, cfg.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ListenAndServeHTTP(ctx, cfg.HTTP) }()
+	t.Cleanup(func() { cancel(); <-done; _ = eng.Close() })
+	base := "http://" + cfg.HTTP.Addr()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(base + "/health"); err == nil {
+			resp.Body.Close()
+			return base
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the HTTP server never answered /health")
+		}
 	}
 }

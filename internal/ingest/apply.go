@@ -43,12 +43,7 @@ func (s *Syncer) apply(ctx context.Context, p *syncplan.Plan, r Range, docs []*D
 			d := docs[i]
 			e := map[string]any{"thread_id": s.Thread, "source": "agent", "text": d.Text,
 				"metadata": d.metadata(s.Thread, now()), "deduplicate": false}
-			if s.Settings.Tags != nil {
-				e["tags"] = s.Settings.Tags
-			}
-			if s.Settings.Visibility != "" {
-				e["visibility"] = s.Settings.Visibility
-			}
+			s.Settings.apply(e)
 			entries[k] = e
 		}
 		var res batchResult
@@ -68,12 +63,7 @@ func (s *Syncer) apply(ctx context.Context, p *syncplan.Plan, r Range, docs []*D
 			if u.Change != syncplan.ChangeMetadata {
 				e["text"] = d.Text // a metadata-only change regenerates nothing
 			}
-			if s.Settings.Tags != nil {
-				e["tags"] = s.Settings.Tags
-			}
-			if s.Settings.Visibility != "" {
-				e["visibility"] = s.Settings.Visibility
-			}
+			s.Settings.apply(e)
 			updates[k] = e
 		}
 		var res batchResult
@@ -124,4 +114,14 @@ func (s *Syncer) tally(res batchResult, idx []int, fail func(i int, why string))
 		}
 	}
 	return ok
+}
+
+// apply adds the corpus-wide tags and visibility to a store or update item.
+func (st Settings) apply(e map[string]any) {
+	if st.Tags != nil {
+		e["tags"] = st.Tags
+	}
+	if st.Visibility != "" {
+		e["visibility"] = st.Visibility
+	}
 }

@@ -52,30 +52,19 @@ func (p *Planner) Plan(ctx context.Context, acc persist.Access, req PlanRequest)
 		p.planSource(out, items, i, named, group)
 		group = group[:0]
 	}
-	for {
-		rows, err := p.st.IngestEntries(ctx, acc, q)
-		if err != nil {
-			return nil, fmt.Errorf("plan sync: %w", err)
+	err = p.scan(ctx, acc, q, func(r persist.IngestRow, b Block) bool {
+		if r.Owner != acc.Principal {
+			out.ForeignCount++ // readable, never planned
+			return true
 		}
-		for _, r := range rows {
-			b, ok := ParseBlock(r.Ingest)
-			if !ok || b.Scope != req.ThreadID {
-				continue // unmanaged (A.9)
-			}
-			if r.Owner != acc.Principal {
-				out.ForeignCount++ // readable, never planned
-				continue
-			}
-			if len(group) > 0 && group[0].SourceID != r.SourceID {
-				flush()
-			}
-			group = append(group, managed{IngestRow: r, block: b})
+		if len(group) > 0 && group[0].SourceID != r.SourceID {
+			flush()
 		}
-		if len(rows) < scanPage {
-			break
-		}
-		last := rows[len(rows)-1]
-		q.From = &persist.IngestPos{SourceID: last.SourceID, ID: last.ID}
+		group = append(group, managed{IngestRow: r, block: b})
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plan sync: %w", err)
 	}
 	flush()
 	for i, it := range items {
@@ -85,6 +74,33 @@ func (p *Planner) Plan(ctx context.Context, acc persist.Access, req PlanRequest)
 	}
 	sort.Slice(out.Updates, func(a, b int) bool { return out.Updates[a].Index < out.Updates[b].Index })
 	return out, nil
+}
+
+// scan pages through the rows of q in (source_id, id) order and calls fn
+// with each managed entry of the corpus (rows whose block is invalid or
+// of another scope are skipped: A.9) until fn returns false. A page is
+// q.Limit rows; the next one starts after the last row read.
+func (p *Planner) scan(ctx context.Context, acc persist.Access, q persist.IngestQuery, fn func(persist.IngestRow, Block) bool) error {
+	for {
+		rows, err := p.st.IngestEntries(ctx, acc, q)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			b, ok := ParseBlock(r.Ingest)
+			if !ok || b.Scope != q.Scope {
+				continue
+			}
+			if !fn(r, b) {
+				return nil
+			}
+		}
+		if q.Limit <= 0 || len(rows) < q.Limit {
+			return nil
+		}
+		last := rows[len(rows)-1]
+		q.From = &persist.IngestPos{SourceID: last.SourceID, ID: last.ID}
+	}
 }
 
 // managed is one of the caller's managed entries.

@@ -110,32 +110,21 @@ func (p *Planner) List(ctx context.Context, acc persist.Access, req StateRequest
 	}
 	out := &StatePage{ThreadID: req.ThreadID, Entries: []StateEntry{}}
 	more := false
-	for !more {
-		rows, err := p.st.IngestEntries(ctx, acc, q)
-		if err != nil {
-			return nil, fmt.Errorf("list ingest state: %w", err)
+	err := p.scan(ctx, acc, q, func(r persist.IngestRow, b Block) bool {
+		if len(out.Entries) == limit {
+			more = true // the lookahead entry: another page follows
+			return false
 		}
-		for _, r := range rows {
-			b, ok := ParseBlock(r.Ingest)
-			if !ok || b.Scope != req.ThreadID {
-				continue
-			}
-			if len(out.Entries) == limit {
-				more = true // the lookahead entry: another page follows
-				break
-			}
-			e := StateEntry{ContextID: r.ID, SourceID: r.SourceID, MetaDigest: b.MetaDigest, SyncedAt: b.SyncedAt}
-			if r.ContentHash != "" {
-				h := r.ContentHash
-				e.TextDigest = &h
-			}
-			out.Entries = append(out.Entries, e)
+		e := StateEntry{ContextID: r.ID, SourceID: r.SourceID, MetaDigest: b.MetaDigest, SyncedAt: b.SyncedAt}
+		if r.ContentHash != "" {
+			h := r.ContentHash
+			e.TextDigest = &h
 		}
-		if len(rows) < q.Limit {
-			break
-		}
-		last := rows[len(rows)-1]
-		q.From = &persist.IngestPos{SourceID: last.SourceID, ID: last.ID}
+		out.Entries = append(out.Entries, e)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list ingest state: %w", err)
 	}
 	out.Count = len(out.Entries)
 	if more {
