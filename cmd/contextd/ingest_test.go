@@ -333,3 +333,40 @@ func serveHTTP(t *testing.T, env map[string]string) string {
 		}
 	}
 }
+
+// TestIngestWatch: --watch syncs once, then again after a change (one
+// sync per burst), until the context ends.
+func TestIngestWatch(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DB_PATH": filepath.Join(t.TempDir(), "ctx.db"), "HOME": t.TempDir()}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"ingest", dir, "--thread", "kb:w", "--watch", "--debounce", "400ms"}, lookup, nil, &out, io.Discard)
+	}()
+	waitOut := func(s string) {
+		t.Helper()
+		for start := time.Now(); !strings.Contains(out.String(), s); time.Sleep(20 * time.Millisecond) {
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("no %q in:\n%s", s, out.String())
+			}
+		}
+	}
+	waitOut("1 files: created 1,")
+	time.Sleep(200 * time.Millisecond) // the watcher is set up
+	for _, n := range []string{"b.md", "c.md"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("# "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitOut("3 files: created 2, updated 0, deleted 0, unchanged 1,")
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+}
