@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -48,7 +49,11 @@ func TestConformanceSync(t *testing.T) {
 				"manifest is empty: pass allow_empty_manifest=true")
 			a := env.storeManaged(t, "alice", "kb:t118", "a.md", "alpha", metaDigest("a"), nil)
 			b := env.storeManaged(t, "alice", "kb:t118", "b.md", "beta", metaDigest("b"), nil)
+			seq, _ := env.st.LastSeq(context.Background())
 			res := env.plan(t, "alice", M{"thread_id": "kb:t118", "manifest": []any{}, "allow_empty_manifest": true})
+			if after, _ := env.st.LastSeq(context.Background()); after != seq {
+				t.Fatalf("R-146: a plan wrote to the change log (seq %d -> %d)", seq, after)
+			}
 			wantEqualJSON(t, "plan", res, `{"thread_id":"kb:t118","creates":[],"updates":[],"deletes":[`+
 				`{"context_id":"`+a+`","source_id":"a.md"},{"context_id":"`+b+`","source_id":"b.md"}],`+
 				`"deletes_total":2,"unchanged_count":0,"kept_count":0,"foreign_count":0}`)

@@ -109,6 +109,7 @@ func corpusState(t *testing.T, c ingest.Caller, thread string) map[string][]sync
 func localState(t *testing.T, db, thread string) map[string][]syncplan.StateEntry {
 	t.Helper()
 	p := start(t, "DB_PATH="+db, "HOME="+t.TempDir())
+	defer func() { _ = p.c.Close(); _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() }()
 	return corpusState(t, ingest.MCPCaller{Client: p.c}, thread)
 }
 
