@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +23,7 @@ import (
 	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/ingest"
+	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/server"
 )
@@ -50,6 +54,8 @@ flags:
   --server URL        sync through the MCP server at URL (http://host:port)
   --token T           bearer token for --server
   --dry-run           print the plan, write nothing
+  --no-cache          extract every file, even those unchanged since the
+                      last run (size and modification time)
   --watch             after the sync, re-sync on every change (debounced)
   --debounce D        quiet time before a --watch re-sync (default 500ms)
   --max-file-mb N     skip (keep) files larger than N MiB (default 32)
@@ -69,7 +75,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type ingestArgs struct {
 	path, thread, server, token, visibility string
 	include, exclude, tags                  multiFlag
-	dryRun, watch                           bool
+	dryRun, watch, noCache                  bool
 	debounce, timeout                       time.Duration
 	maxFileMB                               int
 }
@@ -88,6 +94,7 @@ func parseIngest(args []string) (*ingestArgs, error) {
 	fs.Var(&a.tags, "tag", "")
 	fs.BoolVar(&a.dryRun, "dry-run", false, "")
 	fs.BoolVar(&a.watch, "watch", false, "")
+	fs.BoolVar(&a.noCache, "no-cache", false, "")
 	fs.DurationVar(&a.debounce, "debounce", ingest.DefaultDebounce, "")
 	fs.DurationVar(&a.timeout, "timeout", extract.DefaultTimeout, "")
 	fs.IntVar(&a.maxFileMB, "max-file-mb", extract.DefaultMaxBytes>>20, "")
@@ -107,6 +114,8 @@ func parseIngest(args []string) (*ingestArgs, error) {
 		return nil, errors.New("exactly one PATH is required")
 	case strings.TrimSpace(a.thread) == "":
 		return nil, errors.New("--thread is required (e.g. --thread kb:handbook)")
+	case pyfmt.Strip(a.thread) != a.thread:
+		return nil, errors.New("--thread must not start or end with whitespace (the server would store the entries in the stripped thread)")
 	case utf8.RuneCountInString(a.thread) > 256:
 		return nil, errors.New("--thread is longer than 256 characters")
 	case a.visibility != "" && a.visibility != "private" && a.visibility != "public":
@@ -144,6 +153,9 @@ func runIngest(ctx context.Context, args []string, lookupEnv func(string) (strin
 	s := &ingest.Syncer{Caller: caller, Thread: a.thread, DryRun: a.dryRun,
 		Settings: ingest.Settings{Tags: a.tags, Visibility: a.visibility},
 		Extract:  extract.Options{MaxBytes: int64(a.maxFileMB) << 20, Timeout: a.timeout}}
+	if !a.noCache {
+		s.Cache = openCache(a, lookupEnv)
+	}
 	if a.dryRun {
 		s.Plan = func(r ingest.Range, p *syncplan.Plan, docs []*ingest.Doc) { printPlan(stdout, r, p) }
 	}
@@ -296,4 +308,29 @@ func printSummary(w io.Writer, s ingest.Summary, sk ingest.Skipped, dryRun bool)
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "failed  %s: %s\n", f.SourceID, f.Reason)
 	}
+}
+
+// openCache opens the extraction cache of this folder, thread and target
+// (database or server) under $XDG_CACHE_HOME/contextd/ingest (default
+// ~/.cache); nil when neither variable is set.
+func openCache(a *ingestArgs, lookupEnv func(string) (string, bool)) *ingest.Cache {
+	dir, ok := lookupEnv("XDG_CACHE_HOME")
+	if !ok || dir == "" {
+		home, ok := lookupEnv("HOME")
+		if !ok || home == "" {
+			return nil
+		}
+		dir = filepath.Join(home, ".cache")
+	}
+	target := a.server
+	if target == "" {
+		target, _ = lookupEnv("DB_PATH")
+		if target == "" {
+			target, _ = contextd.DefaultDBPath()
+		}
+		target, _ = filepath.Abs(target)
+	}
+	root, _ := filepath.Abs(a.path)
+	sum := sha256.Sum256([]byte(target + "\x00" + a.thread + "\x00" + root))
+	return ingest.OpenCache(filepath.Join(dir, "contextd", "ingest", hex.EncodeToString(sum[:12])+".json"))
 }

@@ -36,8 +36,19 @@ func (s *Syncer) apply(ctx context.Context, p *syncplan.Plan, r Range, docs []*D
 		items[i] = syncplan.Item{SourceID: items[i].SourceID, Keep: true}
 		sum.Failures = append(sum.Failures, Failure{items[i].SourceID, why})
 	}
+	if err := s.loadTexts(ctx, p, docs, items, fail); err != nil {
+		return err
+	}
 	for start := 0; start < len(p.Creates); start += batchSize {
-		idx := p.Creates[start:min(start+batchSize, len(p.Creates))]
+		var idx []int
+		for _, i := range p.Creates[start:min(start+batchSize, len(p.Creates))] {
+			if docs[i] != nil && !docs[i].lazy {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
 		entries := make([]any, len(idx))
 		for k, i := range idx {
 			d := docs[i]
@@ -53,7 +64,15 @@ func (s *Syncer) apply(ctx context.Context, p *syncplan.Plan, r Range, docs []*D
 		sum.Created += s.tally(res, idx, fail)
 	}
 	for start := 0; start < len(p.Updates); start += batchSize {
-		ups := p.Updates[start:min(start+batchSize, len(p.Updates))]
+		var ups []syncplan.Update
+		for _, u := range p.Updates[start:min(start+batchSize, len(p.Updates))] {
+			if d := docs[u.Index]; d != nil && (!d.lazy || u.Change == syncplan.ChangeMetadata) {
+				ups = append(ups, u)
+			}
+		}
+		if len(ups) == 0 {
+			continue
+		}
 		updates := make([]any, len(ups))
 		idx := make([]int, len(ups))
 		for k, u := range ups {
@@ -124,4 +143,38 @@ func (st Settings) apply(e map[string]any) {
 	if st.Visibility != "" {
 		e["visibility"] = st.Visibility
 	}
+}
+
+// loadTexts extracts the documents a plan writes whose digests came from
+// the cache. A file that no longer reads is failed (kept); one whose
+// digests changed since they were cached is written as it is now, with its
+// manifest item brought up to date.
+func (s *Syncer) loadTexts(ctx context.Context, p *syncplan.Plan, docs []*Doc, items []syncplan.Item, fail func(int, string)) error {
+	need := append([]int(nil), p.Creates...)
+	for _, u := range p.Updates {
+		if u.Change != syncplan.ChangeMetadata {
+			need = append(need, u.Index)
+		}
+	}
+	for _, i := range need {
+		d := docs[i]
+		if d == nil || !d.lazy {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fresh, err := load(ctx, d.File, s.Settings, s.Extract)
+		if err != nil {
+			docs[i] = nil
+			fail(i, reason(err))
+			continue
+		}
+		s.Cache.put(fresh)
+		docs[i] = fresh
+		// The manifest now describes the file as read, so the next plan
+		// compares the server with what was written.
+		items[i] = syncplan.Item{SourceID: fresh.SourceID, TextDigest: fresh.TextDigest, MetaDigest: fresh.MetaDigest}
+	}
+	return nil
 }

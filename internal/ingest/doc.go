@@ -8,11 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
+	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/syncplan"
 )
 
@@ -25,6 +26,9 @@ type Doc struct {
 	Meta       map[string]any
 	TextDigest string // SHA-256 hex of Text (what the server stores as content_hash)
 	MetaDigest string // SHA-256 hex of Meta, tags, visibility and source
+	// lazy marks digests taken from the Cache: Text is not loaded, and a
+	// write extracts the file first.
+	lazy bool
 }
 
 // Settings are what every entry of a corpus carries besides its document.
@@ -34,10 +38,12 @@ type Settings struct {
 }
 
 // Digest returns the SHA-256 hex digest of a text as the server computes
-// content_hash: over the text with surrounding whitespace removed.
+// content_hash: over the text with surrounding whitespace removed the way
+// the server removes it (Python's str.strip, which also strips the
+// separators U+001C..U+001F that Go's TrimSpace keeps). Any other strip
+// would plan a text update for such a document on every run.
 func Digest(text string) string {
-	sum := sha256.Sum256([]byte(strings.TrimSpace(text)))
-	return hex.EncodeToString(sum[:])
+	return request.ContentHash(pyfmt.Strip(text))
 }
 
 // metaDigest covers everything the client writes besides the text and the
@@ -60,7 +66,8 @@ func load(ctx context.Context, f File, s Settings, opt extract.Options) (*Doc, e
 	if err != nil {
 		return nil, err
 	}
-	if d.Text == "" {
+	text := pyfmt.Strip(d.Text)
+	if text == "" {
 		return nil, errNoText
 	}
 	meta := map[string]any{"path": f.SourceID, "format": string(d.Format)}
@@ -68,7 +75,7 @@ func load(ctx context.Context, f File, s Settings, opt extract.Options) (*Doc, e
 		meta["title"] = d.Title
 	}
 	maps.Copy(meta, stringMap(d.Meta))
-	doc := &Doc{File: f, Text: d.Text, Meta: map[string]any{"document": meta}}
+	doc := &Doc{File: f, Text: text, Meta: map[string]any{"document": meta}}
 	doc.TextDigest = Digest(doc.Text)
 	doc.MetaDigest = metaDigest(doc.Meta, s)
 	return doc, nil

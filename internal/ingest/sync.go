@@ -25,6 +25,9 @@ type Syncer struct {
 	Plan func(r Range, p *syncplan.Plan, docs []*Doc)
 	// Progress is told about every file; nil reports nothing.
 	Progress Progress
+	// Cache, when set, skips the extraction of files whose size and
+	// modification time are those of their last extraction.
+	Cache *Cache
 	// Workers extract files in parallel (default GOMAXPROCS).
 	Workers int
 	// RangeSize is the most files one plan covers (default and at most
@@ -113,11 +116,11 @@ func (s *Syncer) Sync(ctx context.Context, files []File) (Summary, error) {
 	for _, r := range Ranges(files, s.RangeSize) {
 		if err := s.syncRange(ctx, r, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
-			return sum, err
+			return sum, errors.Join(err, s.Cache.Save(files))
 		}
 	}
 	sum.Elapsed = time.Since(start)
-	return sum, nil
+	return sum, s.Cache.Save(files)
 }
 
 // syncRange brings one range in line.
@@ -209,11 +212,16 @@ func (s *Syncer) loadAll(ctx context.Context, files []File) ([]*Doc, []error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if d, ok := s.Cache.lookup(files[i], s.Settings); ok {
+					docs[i] = d
+					continue
+				}
 				d, err := load(ctx, files[i], s.Settings, s.Extract)
 				if err != nil {
 					failed[i] = err
 					continue
 				}
+				s.Cache.put(d)
 				docs[i] = d
 			}
 		}()

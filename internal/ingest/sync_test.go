@@ -192,3 +192,52 @@ func TestUnreadableFileNeverDeletes(t *testing.T) {
 }
 
 func extractOptions(maxBytes int64) extract.Options { return extract.Options{MaxBytes: maxBytes} }
+
+// TestCacheSkipsUnchangedFiles: with a cache, a file whose size and time
+// are unchanged is not read again (a same-size rewrite with the old time
+// goes unseen, as with make or rsync), a file that changed is, and a
+// cached file whose entry must be written again is extracted for it.
+func TestCacheSkipsUnchangedFiles(t *testing.T) {
+	eng := openEngine(t, contextd.Config{})
+	c := callerFor(t, eng, "alice")
+	dir := mdTree(t, 3)
+	cachePath := filepath.Join(t.TempDir(), "cache.json")
+	if sum := syncDir(t, c, dir, ingest.Syncer{Cache: ingest.OpenCache(cachePath)}); sum.Created != 3 {
+		t.Fatalf("%v", sum)
+	}
+	p := filepath.Join(dir, "n0001.md")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := []byte("# Note 9\n\nbody 9\n") // the same length as "# Note 1\n\nbody 1\n"
+	if err := os.WriteFile(p, same, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if sum := syncDir(t, c, dir, ingest.Syncer{Cache: ingest.OpenCache(cachePath)}); sum.Unchanged != 3 {
+		t.Fatalf("cached: %v", sum)
+	}
+	if sum := syncDir(t, c, dir, ingest.Syncer{}); sum.Updated != 1 {
+		t.Fatalf("without the cache the rewrite is seen: %v", sum)
+	}
+	// The entry of a cached, unchanged file is deleted on the server: the
+	// plan creates it again, from the file's current text.
+	if _, err := c.CallTool(context.Background(), "delete_context_batch", map[string]any{"thread_ids": []any{"kb:t"}}); err != nil {
+		t.Fatal(err)
+	}
+	if sum := syncDir(t, c, dir, ingest.Syncer{Cache: ingest.OpenCache(cachePath)}); sum.Created != 3 || len(sum.Failures) != 0 {
+		t.Fatalf("recreated: %v %+v", sum, sum.Failures)
+	}
+	if sum := syncDir(t, c, dir, ingest.Syncer{}); sum.Unchanged != 3 {
+		t.Fatalf("the recreated entries hold the files' texts: %v", sum)
+	}
+	if err := os.WriteFile(cachePath, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sum := syncDir(t, c, dir, ingest.Syncer{Cache: ingest.OpenCache(cachePath)}); sum.Unchanged != 3 {
+		t.Fatalf("a corrupt cache is an empty one: %v", sum)
+	}
+}
