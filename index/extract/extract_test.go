@@ -104,6 +104,8 @@ func TestTextFormats(t *testing.T) {
 		{"d.json", `{"a": [1, 2]}`, `{"a": [1, 2]}`, "", map[string]string{"values": "1"}},
 		{"d.jsonl", "{\"a\":1}\n{\"a\":2}\n", "{\"a\":1}\n{\"a\":2}", "", map[string]string{"values": "2"}},
 		{"u16.txt", "\xff\xfeh\x00i\x00", "hi", "", nil},
+		{"tsconfig.json", "{\n  // options\n  \"a\": \"x//y\", /* b */ \"c\": [1, 2,],\n}", "{\n  // options\n  \"a\": \"x//y\", /* b */ \"c\": [1, 2,],\n}", "",
+			map[string]string{"values": "1", "dialect": "jsonc"}},
 	} {
 		doc, err := Bytes(ctx, tc.name, []byte(tc.in), Options{})
 		if err != nil {

@@ -160,17 +160,34 @@ func extractCSV(_ context.Context, name string, data []byte, _ Options) (*Docume
 
 // extractJSON keeps the JSON text as written after checking it: a JSON
 // file (or a JSON Lines file, one value per line) that does not parse is
-// broken, not text.
+// broken, not text. JSON with comments and trailing commas (JSONC:
+// tsconfig.json, VS Code settings) is accepted and marked "dialect":
+// "jsonc".
 func extractJSON(ctx context.Context, _ string, data []byte, _ Options) (*Document, error) {
 	s, err := decodeText(JSON, data)
 	if err != nil {
 		return nil, err
 	}
+	values, err := countJSON(ctx, s)
+	if err == nil {
+		return &Document{Text: s, Meta: map[string]string{"values": strconv.Itoa(values)}}, nil
+	}
+	if plain, ok := stripJSONC(s); ok {
+		if values, err2 := countJSON(ctx, plain); err2 == nil {
+			return &Document{Text: s, Meta: map[string]string{"values": strconv.Itoa(values), "dialect": "jsonc"}}, nil
+		}
+	}
+	return nil, err
+}
+
+// countJSON counts the JSON values of s (one for a JSON file, one a line
+// for JSON Lines).
+func countJSON(ctx context.Context, s string) (int, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	values := 0
 	for {
 		if values%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return 0, ctx.Err()
 		}
 		var v json.RawMessage
 		err := dec.Decode(&v)
@@ -178,12 +195,63 @@ func extractJSON(ctx context.Context, _ string, data []byte, _ Options) (*Docume
 			break
 		}
 		if err != nil {
-			return nil, malformed(JSON, err.Error())
+			return 0, malformed(JSON, err.Error())
 		}
 		values++
 	}
 	if values == 0 && strings.TrimSpace(s) != "" {
-		return nil, malformed(JSON, "no JSON value")
+		return 0, malformed(JSON, "no JSON value")
 	}
-	return &Document{Text: s, Meta: map[string]string{"values": strconv.Itoa(values)}}, nil
+	return values, nil
+}
+
+// stripJSONC removes // and /* */ comments (outside strings) and commas
+// before a closing bracket or brace; ok is false when there was nothing to
+// remove or a comment never closes.
+func stripJSONC(s string) (string, bool) {
+	var b strings.Builder
+	changed, inString := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			b.WriteByte(c)
+			if c == '\\' && i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+			b.WriteByte(c)
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			changed = true
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return "", false
+			}
+			changed = true
+			i += end + 3
+			b.WriteByte(' ')
+		case c == ',':
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+				j++
+			}
+			if j < len(s) && (s[j] == '}' || s[j] == ']') {
+				changed = true
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), changed
 }
