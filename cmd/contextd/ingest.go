@@ -21,6 +21,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/internal/pyfmt"
@@ -54,6 +55,9 @@ flags:
   --server URL        sync through the MCP server at URL (http://host:port)
   --token T           bearer token for --server
   --dry-run           print the plan, write nothing
+  --allow-empty       let a folder without documents delete the whole
+                      corpus (refused otherwise: an unmounted folder
+                      looks empty)
   --no-cache          extract every file, even those unchanged since the
                       last run (size and modification time)
   --watch             after the sync, re-sync on every change (debounced)
@@ -75,7 +79,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type ingestArgs struct {
 	path, thread, server, token, visibility string
 	include, exclude, tags                  multiFlag
-	dryRun, watch, noCache                  bool
+	dryRun, watch, noCache, allowEmpty      bool
 	debounce, timeout                       time.Duration
 	maxFileMB                               int
 }
@@ -95,6 +99,7 @@ func parseIngest(args []string) (*ingestArgs, error) {
 	fs.BoolVar(&a.dryRun, "dry-run", false, "")
 	fs.BoolVar(&a.watch, "watch", false, "")
 	fs.BoolVar(&a.noCache, "no-cache", false, "")
+	fs.BoolVar(&a.allowEmpty, "allow-empty", false, "")
 	fs.DurationVar(&a.debounce, "debounce", ingest.DefaultDebounce, "")
 	fs.DurationVar(&a.timeout, "timeout", extract.DefaultTimeout, "")
 	fs.IntVar(&a.maxFileMB, "max-file-mb", extract.DefaultMaxBytes>>20, "")
@@ -150,7 +155,7 @@ func runIngest(ctx context.Context, args []string, lookupEnv func(string) (strin
 		return code
 	}
 	defer closeFn()
-	s := &ingest.Syncer{Caller: caller, Thread: a.thread, DryRun: a.dryRun,
+	s := &ingest.Syncer{Caller: caller, Thread: a.thread, DryRun: a.dryRun, AllowEmpty: a.allowEmpty,
 		Settings: ingest.Settings{Tags: a.tags, Visibility: a.visibility},
 		Extract:  extract.Options{MaxBytes: int64(a.maxFileMB) << 20, Timeout: a.timeout}}
 	if !a.noCache {
@@ -166,6 +171,9 @@ func runIngest(ctx context.Context, args []string, lookupEnv func(string) (strin
 		}
 		s.Progress = ingest.NewProgress(stderr)
 		sum, err := s.Sync(ctx, files)
+		if errors.Is(err, cerrors.ErrInvalid) && len(files) == 0 {
+			return sum, fmt.Errorf("%s holds no documents: a sync would delete every entry of %s (pass --allow-empty to do that)", a.path, a.thread)
+		}
 		for _, p := range skipped.Invalid {
 			sum.Failures = append(sum.Failures, ingest.Failure{SourceID: p, Reason: "path is not a valid source id (UTF-8, at most 256 characters)"})
 		}

@@ -371,3 +371,21 @@ func TestIngestWatch(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+func TestIngestEmptyFolderNeedsAllowEmpty(t *testing.T) {
+	dir := corpusTree(t)
+	env := map[string]string{"DB_PATH": filepath.Join(t.TempDir(), "ctx.db"), "HOME": t.TempDir()}
+	if code, _ := ingestRun(t, env, dir, "--thread", "kb:e"); code != exitOK {
+		t.Fatalf("first sync: %d", code)
+	}
+	empty := t.TempDir()
+	var out, errb bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code := run(context.Background(), []string{"ingest", empty, "--thread", "kb:e"}, lookup, nil, &out, &errb)
+	if code != exitFail || !strings.Contains(errb.String(), "holds no documents: a sync would delete every entry of kb:e (pass --allow-empty to do that)") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if code, out := ingestRun(t, env, empty, "--thread", "kb:e", "--allow-empty"); code != exitOK || !strings.HasPrefix(out, "0 files: created 0, updated 0, deleted 10,") {
+		t.Fatalf("allowed: exit %d %s", code, out)
+	}
+}

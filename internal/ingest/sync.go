@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/syncplan"
 )
@@ -35,6 +36,10 @@ type Syncer struct {
 	RangeSize int
 	// Now is the clock of synced_at (default time.Now).
 	Now func() time.Time
+	// AllowEmpty lets a sync of no files at all delete the whole corpus.
+	// Without it such a sync is refused: an empty folder is more often a
+	// mount that failed than a corpus that was emptied on purpose.
+	AllowEmpty bool
 }
 
 // Range is one planned source-id range (After, Through]: nil bounds are
@@ -108,6 +113,9 @@ const maxRounds = 1000
 func (s *Syncer) Sync(ctx context.Context, files []File) (Summary, error) {
 	start := time.Now()
 	sum := Summary{Files: len(files)}
+	if len(files) == 0 && !s.AllowEmpty {
+		return sum, cerrors.Invalidf("the folder holds no documents: a sync would delete every entry of the corpus (allow it explicitly to do so)")
+	}
 	if s.Progress == nil {
 		s.Progress = nopProgress{}
 	}

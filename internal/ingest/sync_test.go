@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/internal/syncplan"
@@ -239,5 +241,26 @@ func TestCacheSkipsUnchangedFiles(t *testing.T) {
 	}
 	if sum := syncDir(t, c, dir, ingest.Syncer{Cache: ingest.OpenCache(cachePath)}); sum.Unchanged != 3 {
 		t.Fatalf("a corrupt cache is an empty one: %v", sum)
+	}
+}
+
+// TestEmptyFolderRefused: a sync of no files deletes nothing unless
+// allowed (an unmounted folder looks empty).
+func TestEmptyFolderRefused(t *testing.T) {
+	eng := openEngine(t, contextd.Config{})
+	c := callerFor(t, eng, "alice")
+	if sum := syncDir(t, c, mdTree(t, 2), ingest.Syncer{}); sum.Created != 2 {
+		t.Fatalf("%v", sum)
+	}
+	s := ingest.Syncer{Caller: c, Thread: "kb:t"}
+	if _, err := s.Sync(context.Background(), nil); !errors.Is(err, cerrors.ErrInvalid) {
+		t.Fatalf("empty folder: %v", err)
+	}
+	if p := plan(t, c, "kb:t"); p.DeletesTotal != 2 {
+		t.Fatalf("entries deleted: %+v", p)
+	}
+	s.AllowEmpty = true
+	if sum, err := s.Sync(context.Background(), nil); err != nil || sum.Deleted != 2 {
+		t.Fatalf("allowed: %v %v", sum, err)
 	}
 }
