@@ -157,7 +157,7 @@ func (s *Syncer) syncRange(ctx context.Context, r Range, sum *Summary) error {
 		}
 		if round == 0 {
 			sum.Unchanged += p.UnchangedCount
-			sum.Foreign = max(sum.Foreign, p.ForeignCount)
+			sum.Foreign += p.ForeignCount // ranges are disjoint
 			if s.Plan != nil {
 				s.Plan(r, p, docs)
 			}
