@@ -389,3 +389,57 @@ func TestIngestEmptyFolderNeedsAllowEmpty(t *testing.T) {
 		t.Fatalf("allowed: exit %d %s", code, out)
 	}
 }
+
+// TestIngestTenThousandFiles (long tier): 10,000 real source and
+// documentation files from the Go distribution synced from empty, then a
+// no-change re-sync, which must finish (the whole command) within 10 s.
+// Generation is off: the figure is the sync's, not the embedder's (the
+// README gives both).
+func TestIngestTenThousandFiles(t *testing.T) {
+	testtier.Long(t)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	dir := filepath.Join(t.TempDir(), "corpus")
+	var paths []string
+	_ = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && (strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".txt")) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skip("no Go source tree")
+	}
+	for i := range 10000 {
+		b, err := os.ReadFile(paths[i%len(paths)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("f%05d%s", i, filepath.Ext(paths[i%len(paths)])))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, append(b, fmt.Sprintf("\n// copy %d\n", i)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"DB_PATH=" + filepath.Join(t.TempDir(), "ctx.db"), "HOME=" + t.TempDir(),
+		"ENABLE_EMBEDDING_GENERATION=false", "ENABLE_SUMMARY_GENERATION=false"}
+	for _, pass := range []string{"from empty", "no change"} {
+		cmd := exec.Command(binary, "ingest", dir, "--thread", "kb:ten")
+		cmd.Env = env
+		start := time.Now()
+		res, err := cmd.Output()
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", pass, err, res)
+		}
+		t.Logf("%s: %s in %s (%.0f files/s)", pass, strings.SplitN(string(res), "\n", 2)[0], took.Round(time.Millisecond), 10000/took.Seconds())
+		if pass == "no change" && (took > 10*time.Second || !strings.Contains(string(res), "unchanged 10000,")) {
+			t.Fatalf("no-change re-sync of 10,000 files: %s, %s", took, res)
+		}
+	}
+}
