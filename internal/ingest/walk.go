@@ -97,6 +97,12 @@ func Walk(ctx context.Context, root string, o WalkOptions) ([]File, Skipped, err
 	if names == nil {
 		names = defaultIgnoreFiles
 	}
+	// A root given as a symbolic link (a mounted share, ~/docs -> /data)
+	// is walked where it points; links below it are not followed.
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, sk, fmt.Errorf("walk: %w", err)
+	}
 	fi, err := os.Stat(root)
 	if err != nil {
 		return nil, sk, fmt.Errorf("walk: %w", err)

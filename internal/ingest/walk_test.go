@@ -77,6 +77,13 @@ func TestWalkIgnoreFilesAndGlobs(t *testing.T) {
 	if _, _, err := Walk(context.Background(), dir, WalkOptions{Include: []string{"[x"}}); err == nil {
 		t.Fatal("a bad glob must be refused")
 	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if files, _, err := Walk(context.Background(), link, WalkOptions{}); err != nil || !slices.Equal(sourceIDs(files), want) {
+		t.Fatalf("through a symbolic link: %v %v", sourceIDs(files), err)
+	}
 	if _, _, err := Walk(context.Background(), filepath.Join(dir, "a.md"), WalkOptions{}); err == nil {
 		t.Fatal("a file is not a folder")
 	}

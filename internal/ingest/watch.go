@@ -25,6 +25,10 @@ func Watch(ctx context.Context, root string, debounce time.Duration, sync func(c
 	if debounce <= 0 {
 		debounce = DefaultDebounce
 	}
+	root, err := filepath.EvalSymlinks(root) // as Walk does
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
