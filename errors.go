@@ -18,6 +18,8 @@ var (
 	// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
 	// whose embedder differs from the stored vectors' model.
 	ErrEmbeddingModelChanged = cerrors.ErrEmbeddingModelChanged
+	// Document extraction (index/extract): no extractor, over a limit, broken.
+	ErrUnsupported, ErrTooLarge, ErrMalformed = cerrors.ErrUnsupported, cerrors.ErrTooLarge, cerrors.ErrMalformed
 )
 
 // Error is an engine error with the reference message text.

@@ -3,7 +3,6 @@ package contextd
 import (
 	"context"
 
-	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/write"
 )
 
@@ -23,48 +22,17 @@ type ShareRequest struct {
 	Permission    string `json:"permission"` // "read" | "write"
 }
 
-// ShareResponse is the result of share_context.
-type ShareResponse struct {
-	Success       bool   `json:"success"`
-	ContextID     string `json:"context_id"`
-	PrincipalType string `json:"principal_type"`
-	PrincipalID   string `json:"principal_id"`
-	Permission    string `json:"permission"`
-	Created       bool   `json:"created"`
-	Message       string `json:"message"`
-}
-
-// UnshareResponse is the result of unshare_context.
-type UnshareResponse struct {
-	Success              bool     `json:"success"`
-	ContextID            string   `json:"context_id"`
-	PrincipalType        string   `json:"principal_type"`
-	PrincipalID          string   `json:"principal_id"`
-	Permission           string   `json:"permission"`
-	Removed              bool     `json:"removed"`
-	RemainingPermissions []string `json:"remaining_permissions"`
-	Message              string   `json:"message"`
-}
+// The responses of the sharing tools (package internal/write shapes them).
+type (
+	ShareResponse      = write.ShareResponse
+	UnshareResponse    = write.UnshareResponse
+	GrantView          = write.GrantView
+	ListGrantsResponse = write.ListGrantsResponse
+)
 
 // ListGrantsRequest is the input of list_context_grants.
 type ListGrantsRequest struct {
 	ContextID string `json:"context_id"`
-}
-
-// GrantView is one grant as list_context_grants returns it.
-type GrantView struct {
-	PrincipalType string `json:"principal_type"`
-	PrincipalID   string `json:"principal_id"`
-	Permission    string `json:"permission"`
-	GrantedBy     string `json:"granted_by"`
-	CreatedAt     string `json:"created_at"`
-}
-
-// ListGrantsResponse is the result of list_context_grants.
-type ListGrantsResponse struct {
-	ContextID string      `json:"context_id"`
-	Grants    []GrantView `json:"grants"`
-	Count     int         `json:"count"`
 }
 
 // Share grants one user or group read or write permission on an entry the
@@ -79,10 +47,7 @@ func (e *Engine) Share(ctx context.Context, req ShareRequest) (*ShareResponse, e
 	if err != nil {
 		return nil, err
 	}
-	return &ShareResponse{
-		Success: true, ContextID: out.ID, PrincipalType: req.PrincipalType, PrincipalID: req.PrincipalID,
-		Permission: req.Permission, Created: out.Created, Message: out.Message,
-	}, nil
+	return write.ShareView(write.GrantInput(req), out), nil
 }
 
 // Unshare removes exactly one grant from an entry the caller owns
@@ -97,10 +62,7 @@ func (e *Engine) Unshare(ctx context.Context, req ShareRequest) (*UnshareRespons
 	if err != nil {
 		return nil, err
 	}
-	return &UnshareResponse{
-		Success: true, ContextID: out.ID, PrincipalType: req.PrincipalType, PrincipalID: req.PrincipalID,
-		Permission: req.Permission, Removed: out.Removed, RemainingPermissions: out.Remaining, Message: out.Message,
-	}, nil
+	return write.UnshareView(write.GrantInput(req), out), nil
 }
 
 // ListGrants lists every grant of an entry the caller owns
@@ -114,12 +76,5 @@ func (e *Engine) ListGrants(ctx context.Context, req ListGrantsRequest) (*ListGr
 	if err != nil {
 		return nil, err
 	}
-	out := &ListGrantsResponse{ContextID: id, Grants: make([]GrantView, len(grants)), Count: len(grants)}
-	for i, g := range grants {
-		out.Grants[i] = GrantView{
-			PrincipalType: g.PrincipalType, PrincipalID: g.PrincipalID, Permission: g.Permission,
-			GrantedBy: g.GrantedBy, CreatedAt: request.WireTime(g.CreatedAt),
-		}
-	}
-	return out, nil
+	return write.GrantsView(id, grants), nil
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
 	AuthProvider string
 	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
+	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
+	// sync tools plan_context_sync and list_ingest_state unregistered.
+	ContextSync bool
 	// Planned holds the validated settings of the reference's features
 	// this build does not carry yet (see Planned).
 	Planned Planned
@@ -192,6 +195,10 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	readNavigation(r, &c)
+	c.ContextSync = r.boolean("ENABLE_CONTEXT_SYNC", true)
+	if !c.ContextSync {
+		c.Server.DisabledTools = append(c.Server.DisabledTools, "plan_context_sync", "list_ingest_state")
+	}
 	readSummary(r, &c)
 	readEmbedding(r, &c)
 	readPlanned(r, &c)

@@ -20,9 +20,6 @@ import (
 // reads its settings from here; until then nothing else does (each field
 // names its feature in the README table).
 type Planned struct {
-	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
-	// sync tools plan_context_sync and list_ingest_state unregistered.
-	ContextSync bool
 	Compression Compression
 	// OllamaAutoPull (OLLAMA_AUTO_PULL, default true) and OllamaPullTimeout
 	// (OLLAMA_PULL_TIMEOUT_S, 30-3600, default 900): pulling a missing
@@ -146,10 +143,6 @@ var schemaPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
 // compression constraint checks.
 func readPlanned(r *envReader, c *Config) {
 	p := &c.Planned
-	p.ContextSync = r.boolean("ENABLE_CONTEXT_SYNC", true)
-	if !p.ContextSync {
-		c.Server.DisabledTools = append(c.Server.DisabledTools, "plan_context_sync", "list_ingest_state")
-	}
 	readCompression(r, &p.Compression)
 	p.OllamaAutoPull = r.boolean("OLLAMA_AUTO_PULL", true)
 	p.OllamaPullTimeout = r.secondsBetween("OLLAMA_PULL_TIMEOUT_S", 900, 30, 3600)

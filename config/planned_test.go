@@ -22,7 +22,7 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"ContextSync", p.ContextSync, true},
+		{"ContextSync", c.ContextSync, true},
 		{"Compression.Enabled", p.Compression.Enabled, true},
 		{"Compression.Explicit", p.Compression.Explicit, false},
 		{"Compression.Provider", p.Compression.Provider, "turboquant"},
@@ -73,8 +73,8 @@ func TestConfigPlannedValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := c.Planned
-	if p.ContextSync || !slices.Contains(c.Server.DisabledTools, "plan_context_sync") || !slices.Contains(c.Server.DisabledTools, "list_ingest_state") {
-		t.Fatalf("ENABLE_CONTEXT_SYNC=off: sync %v, disabled %v", p.ContextSync, c.Server.DisabledTools)
+	if c.ContextSync || !slices.Contains(c.Server.DisabledTools, "plan_context_sync") || !slices.Contains(c.Server.DisabledTools, "list_ingest_state") {
+		t.Fatalf("ENABLE_CONTEXT_SYNC=off: sync %v, disabled %v", c.ContextSync, c.Server.DisabledTools)
 	}
 	k := p.Compression
 	if !k.Enabled || !k.Explicit || k.Bits != 2 || k.Variant != "mse" || k.Seed != 4294967295 {

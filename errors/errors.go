@@ -38,6 +38,13 @@ var (
 	// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
 	// whose embedder differs from the model the stored vectors came from.
 	ErrEmbeddingModelChanged = errors.New("embedding model changed")
+	// ErrUnsupported: a document's format has no extractor (index/extract),
+	// or the file is binary.
+	ErrUnsupported = errors.New("unsupported format")
+	// ErrTooLarge: a document exceeds an extractor's size limit.
+	ErrTooLarge = errors.New("too large")
+	// ErrMalformed: a document is damaged or not of its declared format.
+	ErrMalformed = errors.New("malformed document")
 )
 
 // UnexpectedText is what a caller is told about a failure that is not its

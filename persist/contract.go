@@ -41,6 +41,7 @@ type Store interface {
 	IndexSource
 	VectorStore
 	NodeSummaryReader
+	IngestReader
 	// Write runs fn in one serialized write transaction, committing when
 	// fn returns nil and rolling back otherwise. Every entry the
 	// transaction changes gets one change-log row, written in the same

@@ -193,7 +193,7 @@ func TestNewOptions(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	want := []string{"store_context", "search_context", "get_context_by_ids", "list_threads", "get_statistics", "fts_search_context", "hybrid_search_context",
-		"grep_context", "navigate_context", "read_context_range",
+		"grep_context", "navigate_context", "read_context_range", "plan_context_sync", "list_ingest_state",
 		"share_context", "unshare_context", "list_context_grants",
 		"store_context_batch", "update_context_batch", "delete_context_batch"}
 	if got := strings.Join(s.ToolNames(), ","); got != strings.Join(want, ",") {

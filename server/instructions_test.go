@@ -35,7 +35,7 @@ func allModesEngine(t *testing.T) *contextd.Engine {
 // configuration and one with tools disabled are pinned as golden text
 // (-update rewrites them), and in both every registered tool has a row
 // while no tool that is not registered (disabled, unavailable or only
-// planned, like the sync tools) is named anywhere.
+// planned) is named anywhere.
 func TestInstructionsListRegisteredTools_R508(t *testing.T) {
 	all := []string{"plan_context_sync", "list_ingest_state"}
 	for _, tl := range ContextTools() {

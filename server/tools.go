@@ -58,8 +58,6 @@ func ContextTools() []Tool {
 }
 
 // contextTools lists the built-in tools in the order of the API reference.
-// plan_context_sync and list_ingest_state are not built yet (see
-// plannedTool); they slot in here, at their reference position.
 func contextTools() []*toolDef {
 	return []*toolDef{
 		storeContextTool(),
@@ -75,6 +73,8 @@ func contextTools() []*toolDef {
 		grepContextTool(),
 		navigateContextTool(),
 		readContextRangeTool(),
+		planContextSyncTool(),
+		listIngestStateTool(),
 		shareContextTool(),
 		unshareContextTool(),
 		listContextGrantsTool(),
@@ -85,14 +85,12 @@ func contextTools() []*toolDef {
 }
 
 // plannedTool reports a tool the server knows is planned but this build
-// does not carry yet: the sync tools of the API reference and the eleven
-// knowledge tools (spec knowledge-api.md). DISABLED_TOOLS may name them
+// does not carry yet: the eleven knowledge tools (spec knowledge-api.md). DISABLED_TOOLS may name them
 // without a warning, so a deployment file written for the full set needs
 // no change.
 func plannedTool(name string) bool {
 	switch name {
-	case "plan_context_sync", "list_ingest_state",
-		"container_create", "container_list", "container_delete", "container_stats",
+	case "container_create", "container_list", "container_delete", "container_stats",
 		"upload_file", "bulk_upload", "list_files", "get_document",
 		"delete_file", "bulk_delete", "search_knowledge":
 		return true

@@ -36,7 +36,7 @@ func TestContextToolsOrder(t *testing.T) {
 		"update_context", "list_threads", "get_statistics",
 		"semantic_search_context", "fts_search_context", "hybrid_search_context",
 		"grep_context", "navigate_context", "read_context_range",
-		"share_context", "unshare_context", "list_context_grants",
+		"plan_context_sync", "list_ingest_state", "share_context", "unshare_context", "list_context_grants",
 		"store_context_batch", "update_context_batch", "delete_context_batch",
 	}
 	if !slices.Equal(names, want) {

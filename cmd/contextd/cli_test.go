@@ -142,7 +142,7 @@ func TestUnknownDisabledToolWarns(t *testing.T) {
 	if len(warnings) != 1 || warnings[0] != want {
 		t.Fatalf("warnings %q, want exactly %q", warnings, want)
 	}
-	if !strings.Contains(stderr, "; 18 tools\n") {
-		t.Fatalf("start-up line should count 18 tools (delete_context disabled): %q", stderr)
+	if !strings.Contains(stderr, "; 19 tools\n") {
+		t.Fatalf("start-up line should count 19 tools (delete_context and plan_context_sync disabled): %q", stderr)
 	}
 }

@@ -56,6 +56,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return exitOK
 		case "eval":
 			return runEval(ctx, args[1:], stdout, stderr)
+		case "ingest":
+			return runIngest(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "reembed":
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
@@ -191,6 +193,9 @@ commands:
   eval cranfield [-data DIR]
             measure ranking on Cranfield (full-text, semantic and hybrid
             search, both search backends)
+  ingest PATH --thread kb:NAME [flags]
+            sync a folder of documents (Markdown, text, code, HTML,
+            PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
   reembed   regenerate every stored vector with the configured embedding
             model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
             stop the server first

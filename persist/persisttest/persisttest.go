@@ -23,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) persist.Store) {
 	t.Run("ChangeLog", s.changeLog)
 	t.Run("Vectors", s.vectors)
 	t.Run("NodeSummaries", s.nodeSummaries)
+	t.Run("Ingest", s.ingest)
 	t.Run("NativeFullText", s.nativeFullText)
 	t.Run("NativeVectors", s.nativeVectors)
 }
