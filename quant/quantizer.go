@@ -263,3 +263,29 @@ func dotf(a, b []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// Approx writes the cheap reconstruction of one code record in rotated
+// space: the centroids times the norm (Π·x̂; for IP without the QJL
+// residual, whose reconstruction costs d² and is meant for inner products
+// with a query, not between two codes). Π is orthogonal, so distances
+// between two reconstructions are the same as in the original space, and
+// skipping the inverse rotation and the sketch makes it d table reads:
+// the HNSW compares stored nodes this way.
+func (q *Quantizer) Approx(dst []float32, code []byte) error {
+	if len(dst) != q.cfg.Dim || len(code) != q.rowSize {
+		return fmt.Errorf("%w: decode wants %d floats and a %d-byte code, got %d and %d",
+			cerrors.ErrInvalid, q.cfg.Dim, q.rowSize, len(dst), len(code))
+	}
+	s := q.pool.Get().(*scratch)
+	defer q.pool.Put(s)
+	n := math.Float32frombits(binary.LittleEndian.Uint32(code))
+	mse := code[4 : 4+q.mseLen]
+	if q.cfg.Variant == IP {
+		mse = code[8 : 8+q.mseLen]
+	}
+	unpack(s.idx, mse, q.mseBits)
+	for j, k := range s.idx {
+		dst[j] = n * q.cb.centroids[k]
+	}
+	return nil
+}
