@@ -150,3 +150,17 @@ func (ix *Index) Memory() Memory {
 	m.Other = 8*cap(ix.keys) + cap(ix.levels) + 8*(cap(ix.dead)+cap(ix.freed)) + 48*len(ix.byKey)
 	return m
 }
+
+// Quantizer is the index's quantizer, nil when it stores float32 only.
+func (ix *Index) Quantizer() *quant.Quantizer { return ix.quant }
+
+// SameStorage reports whether the index stores vectors as o asks: the
+// same quantizer configuration and rotation (fingerprint), or none, and
+// the same KeepFloat. A snapshot that differs is rebuilt, not reused.
+func (ix *Index) SameStorage(o Options) bool {
+	a, b := ix.quant, o.Quantizer
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Config() == b.Config() && a.Fingerprint() == b.Fingerprint() && ix.o.KeepFloat == o.KeepFloat
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/quant"
 	"github.com/contextd/contextd/vector"
 )
 
@@ -75,23 +76,29 @@ const (
 
 // openVecIndex loads the snapshot (if any), reconciles it with SQL,
 // catches up with the change log and starts following it on feed.
-func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim int, dir string, progress io.Writer) (*vecIndex, error) {
+// With compression on (comp's zero value) the graph runs on quant codes
+// and, unless comp.CodesOnly, re-ranks by the float32 vectors it keeps.
+func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim int, comp quant.Settings, dir string, progress io.Writer) (*vecIndex, error) {
 	vi := &vecIndex{
 		st: st, dir: dir, progress: progress,
 		cat: catalog.New(), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{},
 	}
 	began := time.Now()
-	g, why := vi.loadSnapshot(dim)
+	q, err := comp.Quantizer(dim)
+	if err != nil {
+		return nil, fmt.Errorf("vector index: %w", err)
+	}
+	vo := vector.Options{Metric: vector.L2, Quantizer: q, KeepFloat: !comp.CodesOnly}
+	g, why := vi.loadSnapshot(dim, vo)
 	if g == nil {
-		var err error
-		if g, err = vector.New(dim, vector.Options{Metric: vector.L2}); err != nil {
+		if g, err = vector.New(dim, vo); err != nil {
 			return nil, fmt.Errorf("vector index: %w", err)
 		}
 	}
 	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
 	// The watermark is the change-log head read before the reconcile.
-	err := vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
+	err = vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
 		added, removed, err := vi.reconcile(ctx)
 		if err != nil {
 			return err
@@ -114,7 +121,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 
 // loadSnapshot reads the graph snapshot; nil with the reason when there is
 // none usable.
-func (vi *vecIndex) loadSnapshot(dim int) (*vector.Index, string) {
+func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*vector.Index, string) {
 	if vi.dir == "" {
 		return nil, ""
 	}
@@ -132,6 +139,9 @@ func (vi *vecIndex) loadSnapshot(dim int) (*vector.Index, string) {
 	}
 	if g.Dim() != dim {
 		return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
+	}
+	if !g.SameStorage(vo) {
+		return nil, "snapshot stored with other compression settings"
 	}
 	return g, ""
 }
