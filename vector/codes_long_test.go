@@ -34,14 +34,14 @@ func quantRecall100k(t *testing.T, data, queries [][]float32) {
 		t.Run(name, func(t *testing.T) {
 			runtime.GC()
 			h0 := heapInUse()
-			t0 := time.Now()
+			t0, c0 := time.Now(), processCPU()
 			ix := build(t, data, o)
-			el := time.Since(t0)
+			el, cpu := time.Since(t0), processCPU()-c0
 			runtime.GC()
 			h1 := heapInUse()
 			m := ix.Memory()
-			t.Logf("build %.0f vectors/s; heap %.1f MB; index %.0f B/vector (vectors %.1f MB, codes %.1f MB, links %.1f MB)",
-				float64(len(data))/el.Seconds(), float64(h1-h0)/1e6, m.PerVector(len(data)),
+			t.Logf("build %.0f vectors/s (%.0f per CPU second); heap %.1f MB; index %.0f B/vector (vectors %.1f MB, codes %.1f MB, links %.1f MB)",
+				float64(len(data))/el.Seconds(), float64(len(data))/cpu.Seconds(), float64(h1-h0)/1e6, m.PerVector(len(data)),
 				float64(m.Vectors)/1e6, float64(m.Codes)/1e6, float64(m.Links)/1e6)
 			rg := recallVsFloat(t, ix, queries, truth, k, SearchOptions{})
 			re := recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true})
