@@ -2,10 +2,10 @@ package vector
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"slices"
 	"testing"

@@ -119,11 +119,11 @@ type Index struct {
 	mL  float64 // level multiplier 1/ln(M)
 	rng *rand.Rand
 
-	vecs   []float32  // node i at [i*dim, (i+1)*dim); nil in code mode without KeepFloat
+	vecs   []float32 // node i at [i*dim, (i+1)*dim); nil in code mode without KeepFloat
 	quant  *quant.Quantizer
 	codes  []byte // code mode: node i at [i*csize, (i+1)*csize)
 	csize  int
-	slab   []float32 // nodeInto scratch (writers only)
+	slab   []float32  // nodeInto scratch (writers only)
 	keys   []uint64   // node -> key
 	levels []uint8    // node -> top layer
 	links0 []uint32   // node i at [i*(m0+1)]: count, then neighbours
