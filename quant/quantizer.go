@@ -205,19 +205,46 @@ func (q *Quantizer) Encode(dst []byte, x []float32) ([]byte, error) {
 // for MSE the centroids rotated back and scaled by the norm, for IP that
 // plus the QJL residual estimate (√(π/2)/m)·γ·Sᵀs.
 func (q *Quantizer) Decode(dst []float32, code []byte) error {
-	if len(dst) != q.cfg.Dim || len(code) != q.rowSize {
-		return fmt.Errorf("%w: decode wants %d floats and a %d-byte code, got %d and %d",
-			cerrors.ErrInvalid, q.cfg.Dim, q.rowSize, len(dst), len(code))
+	if err := q.checkDecode(dst, code); err != nil {
+		return err
 	}
 	s := q.pool.Get().(*scratch)
 	defer q.pool.Put(s)
-	q.decodeRotated(s.b, code, s.idx)
+	q.centroidsOf(s.b, code, s.idx)
+	if q.cfg.Variant == IP {
+		q.addResidual(s.b, code)
+	}
 	q.rot.applyT(dst, s.b, s.c)
 	return nil
 }
 
-// decodeRotated writes Π·x̃ (the reconstruction in rotated space).
-func (q *Quantizer) decodeRotated(y []float32, code []byte, idx []uint8) {
+// Approx writes the cheap reconstruction of one code record in rotated
+// space: the centroids times the norm (Π·x̂; for IP without the QJL
+// residual, whose reconstruction costs d² and is meant for inner products
+// with a query, not between two codes). Π is orthogonal, so distances
+// between two reconstructions are the same as in the original space, and
+// skipping the inverse rotation and the sketch makes it d table reads:
+// the HNSW compares stored nodes this way.
+func (q *Quantizer) Approx(dst []float32, code []byte) error {
+	if err := q.checkDecode(dst, code); err != nil {
+		return err
+	}
+	s := q.pool.Get().(*scratch)
+	defer q.pool.Put(s)
+	q.centroidsOf(dst, code, s.idx)
+	return nil
+}
+
+func (q *Quantizer) checkDecode(dst []float32, code []byte) error {
+	if len(dst) != q.cfg.Dim || len(code) != q.rowSize {
+		return fmt.Errorf("%w: decode wants %d floats and a %d-byte code, got %d and %d",
+			cerrors.ErrInvalid, q.cfg.Dim, q.rowSize, len(dst), len(code))
+	}
+	return nil
+}
+
+// centroidsOf writes n·c[idx] (Π·x̂, the MSE part in rotated space).
+func (q *Quantizer) centroidsOf(y []float32, code []byte, idx []uint8) {
 	n := math.Float32frombits(binary.LittleEndian.Uint32(code))
 	mse := code[4 : 4+q.mseLen]
 	if q.cfg.Variant == IP {
@@ -227,9 +254,10 @@ func (q *Quantizer) decodeRotated(y []float32, code []byte, idx []uint8) {
 	for j, k := range idx {
 		y[j] = n * q.cb.centroids[k]
 	}
-	if q.cfg.Variant == MSE {
-		return
-	}
+}
+
+// addResidual adds the QJL residual estimate (√(π/2)/m)·γ·Sᵀs to y.
+func (q *Quantizer) addResidual(y []float32, code []byte) {
 	d := q.cfg.Dim
 	gamma := math.Float32frombits(binary.LittleEndian.Uint32(code[4:]))
 	z := code[8+q.mseLen:]
@@ -262,30 +290,4 @@ func dotf(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-// Approx writes the cheap reconstruction of one code record in rotated
-// space: the centroids times the norm (Π·x̂; for IP without the QJL
-// residual, whose reconstruction costs d² and is meant for inner products
-// with a query, not between two codes). Π is orthogonal, so distances
-// between two reconstructions are the same as in the original space, and
-// skipping the inverse rotation and the sketch makes it d table reads:
-// the HNSW compares stored nodes this way.
-func (q *Quantizer) Approx(dst []float32, code []byte) error {
-	if len(dst) != q.cfg.Dim || len(code) != q.rowSize {
-		return fmt.Errorf("%w: decode wants %d floats and a %d-byte code, got %d and %d",
-			cerrors.ErrInvalid, q.cfg.Dim, q.rowSize, len(dst), len(code))
-	}
-	s := q.pool.Get().(*scratch)
-	defer q.pool.Put(s)
-	n := math.Float32frombits(binary.LittleEndian.Uint32(code))
-	mse := code[4 : 4+q.mseLen]
-	if q.cfg.Variant == IP {
-		mse = code[8 : 8+q.mseLen]
-	}
-	unpack(s.idx, mse, q.mseBits)
-	for j, k := range s.idx {
-		dst[j] = n * q.cb.centroids[k]
-	}
-	return nil
 }

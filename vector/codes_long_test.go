@@ -23,7 +23,7 @@ func quantRecall100k(t *testing.T, data, queries [][]float32) {
 		v    quant.Variant
 		keep bool
 	}
-	confs := []conf{{0, 0, false}, {4, quant.MSE, true}, {4, quant.MSE, false}, {4, quant.IP, false}, {3, quant.MSE, true}, {2, quant.MSE, true}}
+	confs := []conf{{4, quant.MSE, true}, {0, 0, false}, {4, quant.MSE, false}, {4, quant.IP, false}, {3, quant.MSE, true}, {2, quant.MSE, true}}
 	for _, c := range confs {
 		name := "float32"
 		o := Options{}
@@ -43,9 +43,20 @@ func quantRecall100k(t *testing.T, data, queries [][]float32) {
 			t.Logf("build %.0f vectors/s (%.0f per CPU second); heap %.1f MB; index %.0f B/vector (vectors %.1f MB, codes %.1f MB, links %.1f MB)",
 				float64(len(data))/el.Seconds(), float64(len(data))/cpu.Seconds(), float64(h1-h0)/1e6, m.PerVector(len(data)),
 				float64(m.Vectors)/1e6, float64(m.Codes)/1e6, float64(m.Links)/1e6)
+			if c.keep {
+				// The over-fetch sweep behind DefaultOverfetch.
+				saved := ix.o.Overfetch
+				for _, f := range []int{2, 4, 8, 16} {
+					ix.o.Overfetch = f
+					t.Logf("overfetch %2d: recall@10 graph %.4f, exact scan %.4f", f,
+						recallVsFloat(t, ix, queries, truth, k, SearchOptions{}),
+						recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true}))
+				}
+				ix.o.Overfetch = saved
+			}
 			rg := recallVsFloat(t, ix, queries, truth, k, SearchOptions{})
 			re := recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true})
-			t.Logf("recall@10 vs exact float32: graph %.4f, exact scan %.4f", rg, re)
+			t.Logf("recall@10 vs exact float32 (overfetch %d): graph %.4f, exact scan %.4f", ix.o.Overfetch, rg, re)
 			if c.bits == 4 && c.keep && (rg < 0.95 || re < 0.95) {
 				t.Errorf("4-bit re-ranked recall@10 graph %.4f / exact %.4f, want ≥ 0.95", rg, re)
 			}

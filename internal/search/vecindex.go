@@ -118,14 +118,15 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 }
 
 // graphOptions chooses the graph's storage. With the float32 vectors kept
-// (the default) the graph runs on them: on the 100-d built-in model a code
-// distance (a table read per coordinate) costs more than the AVX2 float32
-// distance, and TestQuantRecallGloVe100k measured (100k sentence vectors,
-// 2026-12-03) codes with float32 re-ranking at 0.968 recall@10 against
-// 0.974 on float32, 25 % more CPU per insert (BenchmarkBuildStorage) and
-// 10 % more memory (codes beside the floats). With comp.CodesOnly
+// (the default) the graph runs on them. Measured 2026-12-03: building on
+// codes took 30 % more CPU per insert at 100-d and 80 % more at 384-d
+// (BenchmarkBuildStorage, 10k; comparisons between stored nodes decode
+// codes, and every insert builds its query tables), and on 100k built-in
+// sentence vectors codes with float32 re-ranking reached recall@10 0.968
+// against 0.974 on float32, with 10 % more memory (codes beside the
+// floats; TestQuantRecallGloVe100k). With comp.CodesOnly
 // (COMPRESSION_KEEP_FLOAT=false) the graph holds codes only: 296 instead
-// of 663 bytes per vector, at recall@10 0.83 (4-bit mse).
+// of 663 bytes per vector and 2.3 times less heap, at recall@10 0.83.
 func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	vo := vector.Options{Metric: vector.L2}
 	q, err := comp.Quantizer(dim) // validated even when the floats serve
