@@ -8,7 +8,8 @@ package vector
 // nodes (neighbour selection, pruning) compare their reconstructions in
 // rotated space. With Options.KeepFloat the float32 vectors are kept too,
 // and the best Overfetch·k candidates by code distance are re-ranked by
-// exact distance.
+// exact distance (DefaultOverfetch 16: 4 reached only 0.90 recall@10 on
+// 100k clustered 384-d vectors).
 
 import (
 	"unsafe"

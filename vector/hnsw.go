@@ -43,6 +43,12 @@ var (
 // Defaults of Options. EfConstruction and EfSearch were chosen with
 // BenchmarkCompare, ExactBelow and SwitchCost with BenchmarkFilteredSwitch
 // (bench_test.go): recall@10 ≥ 0.95 on 100k clustered 384-d vectors.
+// Overfetch (code mode with KeepFloat: k·Overfetch candidates by code
+// distance re-ranked by float32, and the beam widened to them) from
+// TestQuantRecall100k, 4-bit mse, recall@10 against exact float32 (graph /
+// exact scan) at over-fetch 2, 4, 8, 16: 0.767/0.785, 0.901/0.932,
+// 0.949/0.988, 0.984/0.9995. Re-ranking 160 float32 distances costs little
+// next to the walk.
 const (
 	DefaultM              = 16
 	DefaultEfConstruction = 128
@@ -50,7 +56,7 @@ const (
 	DefaultExactBelow     = 1024
 	DefaultSwitchCost     = 0.2
 	DefaultRepairFraction = 0.10
-	DefaultOverfetch      = 4
+	DefaultOverfetch      = 16
 	maxLevelCap           = 16
 	noNode                = math.MaxUint32
 )
