@@ -212,7 +212,8 @@ func TestIPUnbiased_C14(t *testing.T) {
 	const d, n = 128, 4000
 	for b := 2; b <= 4; b++ {
 		q, _ := New(Config{Dim: d, Bits: b, Variant: IP, Seed: 3})
-		var sum, sum2 float64
+		qm, _ := New(Config{Dim: d, Bits: b, Seed: 3})
+		var sum, sum2, msum, msum2 float64
 		for range n {
 			x := unitVec(r, d)
 			// Correlated pairs, so inner products span a range and the
@@ -226,12 +227,22 @@ func TestIPUnbiased_C14(t *testing.T) {
 			e := float64(qq.Dot(code)) - dot64(x, y)
 			sum += e
 			sum2 += e * e
+			mcode, _ := qm.Encode(nil, x)
+			mq, _ := qm.NewQuery(y)
+			me := float64(mq.Dot(mcode)) - dot64(x, y)
+			msum += me
+			msum2 += me * me
 		}
 		mean := sum / n
 		se := math.Sqrt((sum2/n - mean*mean) / n)
-		t.Logf("ip %d bits: mean error %.5f, standard error %.5f", b, mean, se)
+		mmean := msum / n
+		mse := math.Sqrt((msum2/n - mmean*mmean) / n)
+		t.Logf("%d bits: ip mean error %.5f (standard error %.5f); mse mean error %.5f (%.5f)", b, mean, se, mmean, mse)
 		if math.Abs(mean) > 3*se {
 			t.Errorf("ip %d bits: mean error %.5f beyond 3 standard errors (%.5f)", b, mean, 3*se)
+		}
+		if mmean > -3*mse {
+			t.Errorf("mse %d bits: mean error %.5f, expected the shrinkage bias below -3 standard errors (%.5f)", b, mmean, 3*mse)
 		}
 	}
 }
