@@ -449,6 +449,13 @@ func FuzzRead(f *testing.F) {
 	_, _ = empty.WriteTo(&eb)
 	f.Add(eb.Bytes())
 	f.Add([]byte("CXVHNSW1"))
+	// Version 2 with codes, with and without the float32 vectors.
+	for _, o := range []Options{{M: 2, Quantizer: mustQuant(f, 4, 3, quant.MSE)},
+		{M: 2, Quantizer: mustQuant(f, 4, 2, quant.IP), KeepFloat: true}} {
+		var cb bytes.Buffer
+		_, _ = build(f, clustered(9, 30, 4, 0.5), o).WriteTo(&cb)
+		f.Add(cb.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Read(bytes.NewReader(data))
 		if err != nil {
