@@ -53,7 +53,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		sm.backend = BackendInProcess
 	}
 	if c.Reembed {
-		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd reembed)"
+		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd migrate reembed)"
 		return nil
 	}
 	if err := e.gen.CheckModel(ctx, e.st); err != nil {

@@ -56,7 +56,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return exitOK
 		case "eval":
 			return runEval(ctx, args[1:], stdout, stderr)
-		case "reembed":
+		case "migrate":
+			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "reembed": // the name before `migrate`, kept as an alias
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
 			}
@@ -191,9 +193,10 @@ commands:
   eval cranfield [-data DIR]
             measure ranking on Cranfield (full-text, semantic and hybrid
             search, both search backends)
-  reembed   regenerate every stored vector with the configured embedding
+  migrate reembed
+            regenerate every stored vector with the configured embedding
             model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
-            stop the server first
+            stop the server first (contextd reembed is the same)
 
 Every command answers -h or --help with its usage.
 `
@@ -203,7 +206,14 @@ const versionUsage = `usage: contextd version
 Prints the version of contextd.
 `
 
-const reembedUsage = `usage: contextd reembed
+const migrateUsage = `usage: contextd migrate reembed
+
+Migrates the database at DB_PATH. reembed regenerates every stored
+vector with the configured embedding model (contextd migrate reembed -h).
+Stop the server first.
+`
+
+const reembedUsage = `usage: contextd migrate reembed (or contextd reembed)
 
 Regenerates every stored vector of the database at DB_PATH with the
 embedding model the environment configures (EMBEDDING_PROVIDER,
@@ -218,6 +228,25 @@ func openError(path string, err error) string {
 		return msg
 	}
 	return fmt.Sprintf("database %s: %v", path, err)
+}
+
+// runMigrate dispatches contextd migrate's subcommands.
+func runMigrate(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if code, done := parseCommand("migrate", args, migrateUsage, stdout, stderr); done {
+			return code
+		}
+		fmt.Fprint(stderr, "contextd migrate: a subcommand is required\n"+migrateUsage)
+		return exitUsage
+	}
+	if args[0] != "reembed" {
+		fmt.Fprintf(stderr, "contextd migrate: unknown subcommand %q\n%s", args[0], migrateUsage)
+		return exitUsage
+	}
+	if code, done := parseCommand("migrate reembed", args[1:], reembedUsage, stdout, stderr); done {
+		return code
+	}
+	return runReembed(ctx, lookupEnv, stderr)
 }
 
 // runReembed regenerates every stored vector with the configured model.
