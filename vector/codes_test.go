@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/quant"
@@ -168,8 +169,8 @@ func TestCodesSnapshotRoundTrip(t *testing.T) {
 		off := len(snapMagic) + 4 + 4 + 1 + 4*3 + 8 + 4 + 8 + 8 + 1 + 1 + 1 + 4 + 4
 		p[off] ^= 1
 		fixChecksum(p)
-		if _, err := Read(bytes.NewReader(p)); err == nil {
-			t.Fatalf("keep=%v: a snapshot with another fingerprint was read", keep)
+		if _, err := Read(bytes.NewReader(p)); err == nil || !strings.Contains(err.Error(), "fingerprint") {
+			t.Fatalf("keep=%v: a snapshot with another fingerprint: %v", keep, err)
 		}
 	}
 }
@@ -195,4 +196,34 @@ func TestCodesMemory(t *testing.T) {
 func fixChecksum(p []byte) {
 	body := p[:len(p)-4]
 	binary.LittleEndian.PutUint32(p[len(p)-4:], crc32.Checksum(body, castagnoli))
+}
+
+// TestSnapshotVersion1Read: a snapshot of version 1 (float32 only, no
+// storage byte) still loads, so an upgrade reuses the graph on disk.
+func TestSnapshotVersion1Read(t *testing.T) {
+	vecs := clustered(10, 300, 16, 0.6)
+	ix := build(t, vecs, Options{})
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	v2 := buf.Bytes()
+	// The storage byte follows the options: magic, version, dim, metric,
+	// M, efC, efS, seed, exactBelow, switchCost, repairFraction.
+	off := len(snapMagic) + 4 + 4 + 1 + 4 + 4 + 4 + 8 + 4 + 8 + 8
+	if v2[off] != 0 {
+		t.Fatalf("storage byte %d, want 0 for float32", v2[off])
+	}
+	v1 := append(append([]byte{}, v2[:off]...), v2[off+1:]...)
+	binary.LittleEndian.PutUint32(v1[len(snapMagic):], 1)
+	fixChecksum(v1)
+	back, err := Read(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ix.Search(context.Background(), vecs[0], 5, SearchOptions{})
+	b, _ := back.Search(context.Background(), vecs[0], 5, SearchOptions{})
+	if !slices.Equal(a, b) || back.Quantizer() != nil {
+		t.Fatalf("version 1 snapshot: hits %v, want %v", b, a)
+	}
 }
