@@ -53,7 +53,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		sm.backend = BackendInProcess
 	}
 	if c.Reembed {
-		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd reembed)"
+		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd migrate reembed)"
 		return nil
 	}
 	if err := e.gen.CheckModel(ctx, e.st); err != nil {
@@ -69,7 +69,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		dir = e.indexPath + ".vectors"
 	}
 	vs, err := search.OpenVectors(ctx, e.st, e.feed, search.VectorOptions{
-		Backend: sm.backend, Dim: c.Embedder.Dim(), Dir: dir, Progress: e.cfg.FTS.Progress,
+		Backend: sm.backend, Dim: c.Embedder.Dim(), Dir: dir, Progress: e.cfg.FTS.Progress, Compression: c.Compression,
 	})
 	if err != nil {
 		return err

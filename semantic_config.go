@@ -1,6 +1,9 @@
 package contextd
 
-import "github.com/contextd/contextd/model"
+import (
+	"github.com/contextd/contextd/model"
+	"github.com/contextd/contextd/quant"
+)
 
 // Embedder turns texts into vectors; see [model.Embedder].
 type Embedder = model.Embedder
@@ -39,6 +42,9 @@ type EmbeddingConfig struct {
 	// Reembed opens the engine for Engine.Reembed: the check of the stored
 	// vectors' model is skipped and no vector index is opened.
 	Reembed bool
+	// Compression: the in-process vector index's quant codes (zero value:
+	// on, 4-bit mse, float32 kept for re-ranking; README, Compression).
+	Compression quant.Settings
 }
 
 // HybridConfig configures hybrid_search_context (C.8).

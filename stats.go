@@ -104,6 +104,7 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		Summary:           e.summaryStatus(s),
 		Chunking:          e.chunkingStatus(),
 		Reranking:         e.rerankingStatus(),
+		Compression:       FeatureStatus(e.cfg.Embedding.Compression.Status(e.gen.Embedder() != nil)),
 	}
 	if out.SemanticSearch, err = e.semanticStatus(ctx, acc, s.TotalEntries); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)

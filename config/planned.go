@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/quant"
 )
 
 // Planned holds the settings of the reference's features this build does
@@ -42,14 +43,12 @@ type Planned struct {
 // Compression is the TurboQuant embedding compression (C.14).
 type Compression struct {
 	Enabled bool // ENABLE_EMBEDDING_COMPRESSION, default true
-	// Explicit reports that ENABLE_EMBEDDING_COMPRESSION was set to true:
-	// only then is the bit-packing constraint on EMBEDDING_DIM enforced,
-	// since compression itself is not built yet and a default must not
-	// refuse a dimension today's build serves.
+	// Explicit reports that ENABLE_EMBEDDING_COMPRESSION was set to true.
 	Explicit      bool
 	Provider      string // COMPRESSION_PROVIDER: turboquant
 	Bits          int    // COMPRESSION_BITS: 2-4, default 4
-	Variant       string // COMPRESSION_VARIANT: ip (default) or mse
+	Variant       string // COMPRESSION_VARIANT: mse (default, it ranks better: README, Compression) or ip
+	KeepFloat     bool   // COMPRESSION_KEEP_FLOAT: re-rank by float32 vectors (default true)
 	Seed          uint32 // COMPRESSION_SEED: 0-4294967295, default 0
 	MaxConcurrent int    // COMPRESSION_MAX_CONCURRENT: 1-32, default min(CPUs, 4)
 	Dim           int    // EMBEDDING_DIM as read, the dimension compressed
@@ -143,7 +142,7 @@ var schemaPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
 // compression constraint checks.
 func readPlanned(r *envReader, c *Config) {
 	p := &c.Planned
-	readCompression(r, &p.Compression)
+	readCompression(r, &p.Compression, &c.Engine.Embedding.Compression)
 	p.OllamaAutoPull = r.boolean("OLLAMA_AUTO_PULL", true)
 	p.OllamaPullTimeout = r.secondsBetween("OLLAMA_PULL_TIMEOUT_S", 900, 30, 3600)
 	p.MetadataIndexSyncMode = r.choice("METADATA_INDEX_SYNC_MODE", "additive", strings.ToLower, "strict", "auto", "warn", "additive")
@@ -196,16 +195,19 @@ func readPlanned(r *envReader, c *Config) {
 	readPostgreSQL(r, &p.PostgreSQL)
 }
 
-// readCompression reads C.14's variables. The constraint d·b_eff % 8 == 0
-// (b_eff = bits-1 for ip, bits for mse) is the reference's exit 78.
-func readCompression(r *envReader, k *Compression) {
+// readCompression reads C.14's variables into k and the engine's
+// quant.Settings. The reference's constraint d·b_eff % 8 == 0 (exit 78)
+// is lifted: package quant pads every code row to a whole byte, so the
+// 100-d built-in model starts at every bits and variant.
+func readCompression(r *envReader, k *Compression, s *quant.Settings) {
 	raw, set := r.lookup("ENABLE_EMBEDDING_COMPRESSION")
 	k.Enabled = r.boolean("ENABLE_EMBEDDING_COMPRESSION", true)
 	on, valid := request.ParseBoolWord(raw)
 	k.Explicit = set && valid && on
 	k.Provider = r.choice("COMPRESSION_PROVIDER", "turboquant", strings.ToLower, "turboquant")
 	k.Bits = r.intRange("COMPRESSION_BITS", 4, 2, 4)
-	k.Variant = r.choice("COMPRESSION_VARIANT", "ip", strings.ToLower, "ip", "mse")
+	k.Variant = r.choice("COMPRESSION_VARIANT", "mse", strings.ToLower, "ip", "mse")
+	k.KeepFloat = r.boolean("COMPRESSION_KEEP_FLOAT", true)
 	if v, ok := r.lookup("COMPRESSION_SEED"); ok {
 		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 		if err != nil {
@@ -215,16 +217,8 @@ func readCompression(r *envReader, k *Compression) {
 		}
 	}
 	k.MaxConcurrent = r.intRange("COMPRESSION_MAX_CONCURRENT", min(runtime.NumCPU(), 4), 1, 32)
-	eff := k.Bits
-	if k.Variant == "ip" {
-		eff--
-	}
-	if k.Explicit && k.Dim > 0 && k.Dim*eff%8 != 0 {
-		v, _ := r.lookup("COMPRESSION_BITS")
-		r.fail("COMPRESSION_BITS", v, "EMBEDDING_DIM "+strconv.Itoa(k.Dim)+" times "+strconv.Itoa(eff)+
-			" bits per coordinate (COMPRESSION_BITS="+strconv.Itoa(k.Bits)+", COMPRESSION_VARIANT="+k.Variant+
-			") must be a multiple of 8; choose other bits, another variant or another dimension")
-	}
+	variant, _ := quant.ParseVariant(k.Variant) // one of the two, checked above
+	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, CodesOnly: !k.KeepFloat}
 }
 
 // readPostgreSQL reads POSTGRESQL_* and ENABLE_POSTGRESQL_RLS.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/contextd/contextd/quant"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,7 +28,9 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		{"Compression.Explicit", p.Compression.Explicit, false},
 		{"Compression.Provider", p.Compression.Provider, "turboquant"},
 		{"Compression.Bits", p.Compression.Bits, 4},
-		{"Compression.Variant", p.Compression.Variant, "ip"},
+		{"Compression.Variant", p.Compression.Variant, "mse"},
+		{"Compression.KeepFloat", p.Compression.KeepFloat, true},
+		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4}},
 		{"Compression.Seed", p.Compression.Seed, uint32(0)},
 		{"Compression.MaxConcurrent", p.Compression.MaxConcurrent, min(runtime.NumCPU(), 4)},
 		{"Compression.Dim", p.Compression.Dim, 100},
@@ -80,6 +83,19 @@ func TestConfigPlannedValues(t *testing.T) {
 	if !k.Enabled || !k.Explicit || k.Bits != 2 || k.Variant != "mse" || k.Seed != 4294967295 {
 		t.Fatalf("compression: %+v", k)
 	}
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295}) {
+		t.Fatalf("engine compression: %+v", s)
+	}
+	// The 100-d built-in model starts with ip at 4 bits (300 bits a row,
+	// padded to 38 bytes), which the reference refuses.
+	c, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "ENABLE_EMBEDDING_COMPRESSION": "true",
+		"COMPRESSION_VARIANT": "ip", "COMPRESSION_KEEP_FLOAT": "false"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 4, Variant: quant.IP, CodesOnly: true}) {
+		t.Fatalf("engine compression: %+v", s)
+	}
 	if p.OllamaAutoPull || p.OllamaPullTimeout != 30*time.Second || p.MetadataIndexSyncMode != "strict" || p.Retry.MaxRetries != 0 {
 		t.Fatalf("planned: %+v", p)
 	}
@@ -106,7 +122,7 @@ func TestConfigPlannedInvalid(t *testing.T) {
 		{map[string]string{"COMPRESSION_VARIANT": "pq"}, `invalid configuration: COMPRESSION_VARIANT="pq": must be one of ip, mse`},
 		{map[string]string{"COMPRESSION_SEED": "4294967296"}, `invalid configuration: COMPRESSION_SEED="4294967296": must be an integer from 0 to 4294967295`},
 		{map[string]string{"COMPRESSION_MAX_CONCURRENT": "33"}, `invalid configuration: COMPRESSION_MAX_CONCURRENT="33": must be an integer from 1 to 32`},
-		{map[string]string{"ENABLE_EMBEDDING_COMPRESSION": "true"}, `invalid configuration: COMPRESSION_BITS="": EMBEDDING_DIM 100 times 3 bits per coordinate (COMPRESSION_BITS=4, COMPRESSION_VARIANT=ip) must be a multiple of 8; choose other bits, another variant or another dimension`},
+		{map[string]string{"COMPRESSION_KEEP_FLOAT": "maybe"}, `invalid configuration: COMPRESSION_KEEP_FLOAT="maybe": must be a boolean: true, false, 1, 0, yes, no, on or off`},
 		{map[string]string{"OLLAMA_AUTO_PULL": "always"}, `invalid configuration: OLLAMA_AUTO_PULL="always": must be a boolean: true, false, 1, 0, yes, no, on or off`},
 		{map[string]string{"OLLAMA_PULL_TIMEOUT_S": "10"}, `invalid configuration: OLLAMA_PULL_TIMEOUT_S="10": must be a number of seconds from 30 to 3600`},
 		{map[string]string{"OLLAMA_HOST": "ftp://x"}, `invalid configuration: OLLAMA_HOST="ftp://x": must be an http(s) URL or host[:port] of an Ollama server`},

@@ -17,8 +17,8 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 	if old, ok := ix.byKey[key]; ok {
 		ix.tombstone(old)
 	}
-	id := ix.alloc(key, vec)
-	ix.insert(id)
+	id, qv := ix.alloc(key, vec)
+	ix.insert(id, qv)
 	ix.byKey[key] = id
 	ix.live++
 	ix.maybeRepair()
@@ -51,15 +51,27 @@ func (ix *Index) maybeRepair() {
 	}
 }
 
-// alloc stores the vector in a free slot or a new one and draws its level.
-func (ix *Index) alloc(key uint64, vec []float32) uint32 {
+// alloc stores the vector (or its code) in a free slot or a new one and
+// draws its level; it returns the slot and the vector in index space
+// (normalised for Cosine), which insert measures the graph against.
+func (ix *Index) alloc(key uint64, vec []float32) (uint32, []float32) {
+	qv := vec
+	if ix.o.Metric == Cosine {
+		qv = append([]float32(nil), vec...)
+		normalize(qv)
+	}
 	level := int(math.Floor(-math.Log(1-ix.rng.Float64()) * ix.mL))
 	level = min(level, maxLevelCap)
 	var id uint32
 	if n := len(ix.free); n > 0 {
 		id = ix.free[n-1]
 		ix.free = ix.free[:n-1]
-		copy(ix.vec(id), vec)
+		if ix.vecs != nil {
+			copy(ix.vec(id), qv)
+		}
+		if ix.quant != nil {
+			_, _ = ix.quant.Encode(ix.code(id)[:0], qv) // checked by Add
+		}
 		ix.keys[id] = key
 		ix.dead.clear(id)
 		ix.freed.clear(id)
@@ -67,7 +79,12 @@ func (ix *Index) alloc(key uint64, vec []float32) uint32 {
 		clear(ix.links0[b : b+ix.m0+1])
 	} else {
 		id = uint32(len(ix.keys))
-		ix.vecs = append(ix.vecs, vec...)
+		if ix.quant == nil || ix.o.KeepFloat {
+			ix.vecs = append(ix.vecs, qv...)
+		}
+		if ix.quant != nil {
+			ix.codes, _ = ix.quant.Encode(ix.codes, qv)
+		}
 		ix.keys = append(ix.keys, key)
 		ix.levels = append(ix.levels, 0)
 		ix.upper = append(ix.upper, nil)
@@ -75,28 +92,25 @@ func (ix *Index) alloc(key uint64, vec []float32) uint32 {
 		ix.dead.grow(len(ix.keys))
 		ix.freed.grow(len(ix.keys))
 	}
-	if ix.o.Metric == Cosine {
-		normalize(ix.vec(id))
-	}
 	ix.levels[id] = uint8(level)
 	ix.upper[id] = nil
 	if level > 0 {
 		ix.upper[id] = make([]uint32, level*(ix.o.M+1))
 	}
-	return id
+	return id, qv
 }
 
 // insert links node id into the graph (algorithm 1 of the paper).
-func (ix *Index) insert(id uint32) {
+func (ix *Index) insert(id uint32, qv []float32) {
 	level := int(ix.levels[id])
 	if ix.entry == noNode {
 		ix.entry, ix.maxLevel = id, level
 		return
 	}
-	q := ix.vec(id)
 	s := ix.getScratch()
 	defer ix.scratch.Put(s)
-	ep := cand{ix.o.Metric.dist(q, ix.vec(ix.entry)), ix.entry}
+	q := ix.querierFor(s, qv)
+	ep := cand{q.dist(ix.entry), ix.entry}
 	for l := ix.maxLevel; l > level; l-- {
 		ep = ix.greedy(q, ep, l)
 	}
@@ -131,10 +145,10 @@ func (ix *Index) link(from, to uint32, d float32, l int) {
 		ix.setNeighbours(from, l, append(ns[:len(ns):len(ns)], to))
 		return
 	}
-	fv := ix.vec(from)
 	cs := make([]cand, 0, len(ns)+1)
+	fv := ix.nodeInto(from, 0)
 	for _, n := range ns {
-		cs = append(cs, cand{ix.o.Metric.dist(fv, ix.vec(n)), n})
+		cs = append(cs, cand{ix.o.Metric.dist(fv, ix.nodeInto(n, 1)), n})
 	}
 	cs = append(cs, cand{d, to})
 	sortCands(cs)
@@ -159,10 +173,11 @@ func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
 		if len(out) >= m {
 			break
 		}
-		cv := ix.vec(c.id)
+		// Kept neighbour i is in slot i (code mode: decoded once each).
+		cv := ix.nodeInto(c.id, len(out))
 		good := true
-		for _, r := range out {
-			if ix.o.Metric.dist(cv, ix.vec(r.id)) < c.d {
+		for i := range out {
+			if ix.o.Metric.dist(cv, ix.slotVec(out[i].id, i)) < c.d {
 				good = false
 				break
 			}

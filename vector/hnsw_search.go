@@ -9,14 +9,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/contextd/contextd/quant"
 )
 
 // greedy walks layer l towards q from ep (ef = 1), through tombstones too.
-func (ix *Index) greedy(q []float32, ep cand, l int) cand {
+func (ix *Index) greedy(q *querier, ep cand, l int) cand {
 	for changed := true; changed; {
 		changed = false
 		for _, n := range ix.neighbours(ep.id, l) {
-			if d := ix.o.Metric.dist(q, ix.vec(n)); d < ep.d {
+			if d := q.dist(n); d < ep.d {
 				ep, changed = cand{d, n}, true
 			}
 		}
@@ -27,7 +29,7 @@ func (ix *Index) greedy(q []float32, ep cand, l int) cand {
 // searchLayer is algorithm 2 with a result filter: every node is a route,
 // only nodes accepted by ok become results (tombstones, disallowed keys).
 // It returns up to ef results, nearest first.
-func (ix *Index) searchLayer(s *searchScratch, q []float32, eps []cand, ef, l int, ok func(uint32) bool) []cand {
+func (ix *Index) searchLayer(s *searchScratch, q *querier, eps []cand, ef, l int, ok func(uint32) bool) []cand {
 	s.vis.reset(len(ix.keys))
 	s.cands = s.cands[:0]
 	s.res = s.res[:0]
@@ -51,12 +53,12 @@ func (ix *Index) searchLayer(s *searchScratch, q []float32, eps []cand, ef, l in
 		ns := ix.neighbours(c.id, l)
 		for i, n := range ns {
 			if i+1 < len(ns) {
-				prefetch(&ix.vecs[int(ns[i+1])*ix.dim])
+				ix.prefetchNode(ns[i+1])
 			}
 			if !s.vis.visit(n) {
 				continue
 			}
-			d := ix.o.Metric.dist(q, ix.vec(n))
+			d := q.dist(n)
 			if len(s.res) < ef || d < s.res.top().d {
 				s.cands.push(cand{d, n})
 				if ok(n) {
@@ -76,7 +78,7 @@ func (ix *Index) searchLayer(s *searchScratch, q []float32, eps []cand, ef, l in
 // the walk widens by the inverse of the allowed fraction instead of
 // flooding the graph until ef allowed nodes turn up; the allowed ones are
 // collected on the side.
-func (ix *Index) searchFiltered(s *searchScratch, q []float32, ep cand, ef, bound int, ok func(uint32) bool) []cand {
+func (ix *Index) searchFiltered(s *searchScratch, q *querier, ep cand, ef, bound int, ok func(uint32) bool) []cand {
 	s.vis.reset(len(ix.keys))
 	s.cands = append(s.cands[:0], ep)
 	s.res = append(s.res[:0], ep)
@@ -93,12 +95,12 @@ func (ix *Index) searchFiltered(s *searchScratch, q []float32, ep cand, ef, boun
 		ns := ix.neighbours(c.id, 0)
 		for i, n := range ns {
 			if i+1 < len(ns) {
-				prefetch(&ix.vecs[int(ns[i+1])*ix.dim])
+				ix.prefetchNode(ns[i+1])
 			}
 			if !s.vis.visit(n) {
 				continue
 			}
-			d := ix.o.Metric.dist(q, ix.vec(n))
+			d := q.dist(n)
 			if len(s.res) < bound || d < s.res.top().d {
 				s.cands.push(cand{d, n})
 				s.res.push(cand{d, n})
@@ -123,6 +125,8 @@ type searchScratch struct {
 	res   maxHeap
 	acc   maxHeap
 	q     []float32
+	z     querier
+	qq    *quant.Query
 }
 
 func (ix *Index) getScratch() *searchScratch { return ix.scratch.Get().(*searchScratch) }
@@ -208,27 +212,34 @@ func (ix *Index) Search(ctx context.Context, q []float32, k int, so SearchOption
 		}
 		allowed = min(allowed, ix.live)
 	}
-	if so.Exact || (so.Allow != nil && ix.selective(allowed, ef)) {
-		return ix.exact(s.q, k, so.Allow), nil
+	z := ix.querierFor(s, s.q)
+	kk := k // candidates kept for re-ranking
+	if ix.quant != nil && ix.vecs != nil {
+		kk = k * ix.o.Overfetch
+		ef = max(ef, kk)
 	}
-	ep := cand{ix.o.Metric.dist(s.q, ix.vec(ix.entry)), ix.entry}
+	if so.Exact || (so.Allow != nil && ix.selective(allowed, ef)) {
+		return ix.exact(z, k, kk, so.Allow), nil
+	}
+	ep := cand{z.dist(ix.entry), ix.entry}
 	for l := ix.maxLevel; l > 0; l-- {
-		ep = ix.greedy(s.q, ep, l)
+		ep = ix.greedy(z, ep, l)
 	}
 	var res []cand
 	if so.Allow != nil {
 		allow := so.Allow
 		ok := func(n uint32) bool { return !ix.dead.has(n) && allow(ix.keys[n]) }
 		bound := min(ix.live, int(float64(ef)*float64(ix.live)/float64(max(allowed, 1))))
-		res = ix.searchFiltered(s, s.q, ep, ef, max(bound, ef), ok)
+		res = ix.searchFiltered(s, z, ep, ef, max(bound, ef), ok)
 	} else {
-		res = ix.searchLayer(s, s.q, []cand{ep}, ef, 0, func(n uint32) bool { return !ix.dead.has(n) })
+		res = ix.searchLayer(s, z, []cand{ep}, ef, 0, func(n uint32) bool { return !ix.dead.has(n) })
 	}
 	if len(res) < k && len(res) < ix.live {
 		// The graph search ran dry before k results (a tiny or
 		// disconnected allowed region): only the scan can be sure.
-		return ix.exact(s.q, k, so.Allow), nil
+		return ix.exact(z, k, kk, so.Allow), nil
 	}
+	res = ix.rerank(s.q, res[:min(kk, len(res))])
 	return ix.hits(res[:min(k, len(res))]), nil
 }
 

@@ -1,14 +1,16 @@
 package vector
 
-// exact scans every live, allowed node and keeps the k nearest.
-func (ix *Index) exact(q []float32, k int, allow func(uint64) bool) []Hit {
+// exact scans every live, allowed node and keeps the k nearest: in code
+// mode the kk nearest by code distance, re-ranked (rerank) to k.
+func (ix *Index) exact(q *querier, k, kk int, allow func(uint64) bool) []Hit {
+	k, final := kk, k
 	h := make(maxHeap, 0, k+1)
 	for i := range ix.keys {
 		id := uint32(i)
 		if ix.dead.has(id) || (allow != nil && !allow(ix.keys[i])) {
 			continue
 		}
-		d := ix.o.Metric.dist(q, ix.vec(id))
+		d := q.dist(id)
 		if len(h) < k {
 			h.push(cand{d, id})
 		} else if c := (cand{d, id}); c.less(h.top()) {
@@ -16,7 +18,8 @@ func (ix *Index) exact(q []float32, k int, allow func(uint64) bool) []Hit {
 			h.push(c)
 		}
 	}
-	return ix.hits(h.sorted())
+	res := ix.rerank(q.q, h.sorted())
+	return ix.hits(res[:min(final, len(res))])
 }
 
 // Repair removes every tombstone from the graph: each live node that links
@@ -56,14 +59,13 @@ func (ix *Index) repair() {
 				}
 				clear(seen)
 				seen[u] = true
-				uv := ix.vec(u)
 				var cs []cand
 				add := func(x uint32) {
 					if seen[x] || ix.dead.has(x) || int(ix.levels[x]) < l {
 						return
 					}
 					seen[x] = true
-					cs = append(cs, cand{ix.o.Metric.dist(uv, ix.vec(x)), x})
+					cs = append(cs, cand{ix.pairDist(u, x), x})
 				}
 				for _, x := range ns {
 					if isTomb(x) {
@@ -137,17 +139,18 @@ func (ix *Index) reconnect() {
 	walk()
 	s := ix.getScratch()
 	defer ix.scratch.Put(s)
+	buf := make([]float32, ix.dim)
 	for i := 0; i < n; i++ {
 		u := uint32(i)
 		if ix.dead.has(u) || reached.has(u) {
 			continue
 		}
-		uv := ix.vec(u)
-		ep := cand{ix.o.Metric.dist(uv, ix.vec(ix.entry)), ix.entry}
+		z := ix.querierFor(s, ix.nodeVector(u, buf))
+		ep := cand{z.dist(ix.entry), ix.entry}
 		for l := ix.maxLevel; l > 0; l-- {
-			ep = ix.greedy(uv, ep, l)
+			ep = ix.greedy(z, ep, l)
 		}
-		w := ix.searchLayer(s, uv, []cand{ep}, ix.o.EfConstruction, 0, func(x uint32) bool {
+		w := ix.searchLayer(s, z, []cand{ep}, ix.o.EfConstruction, 0, func(x uint32) bool {
 			return x != u && reached.has(x)
 		})
 		r := ix.entry
@@ -159,10 +162,9 @@ func (ix *Index) reconnect() {
 			ix.setNeighbours(r, 0, append(rn[:len(rn):len(rn)], u))
 		} else {
 			// Replace r's farthest neighbour by u and hang it below u.
-			rv := ix.vec(r)
 			far, fd := 0, float32(-1)
 			for j, x := range rn {
-				if d := ix.o.Metric.dist(rv, ix.vec(x)); d > fd {
+				if d := ix.pairDist(r, x); d > fd {
 					far, fd = j, d
 				}
 			}
@@ -177,7 +179,7 @@ func (ix *Index) reconnect() {
 					// edges; replacing its farthest keeps everything reachable.
 					ufar, ufd := 0, float32(-1)
 					for j, x := range un {
-						if d := ix.o.Metric.dist(uv, ix.vec(x)); d > ufd {
+						if d := ix.pairDist(u, x); d > ufd {
 							ufar, ufd = j, d
 						}
 					}

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/contextd/contextd/quant"
 )
 
 // Snapshot format, all little-endian:
@@ -15,15 +17,19 @@ import (
 //	magic "CXVHNSW1", version u32
 //	options: dim u32, metric u8, M u32, efConstruction u32, efSearch u32,
 //	         seed u64, exactBelow u32, switchCost f64, repairFraction f64
+//	codes:   (version 2) storage u8 (0 float32, 1 codes, 2 codes and
+//	         float32); when codes: variant u8, bits u8, seed u32,
+//	         overfetch u32, the quantizer's fingerprint [32]u8
 //	state:   nodes u32, entry u32, maxLevel u32, live u32, tombs u32, watermark u64
 //	nodes:   per node key u64, level u8, flags u8 (1 tombstone, 2 free slot)
-//	vectors: nodes × dim f32
+//	vectors: nodes × dim f32 (storage 0 and 2)
+//	codes:   nodes × code size u8 (storage 1 and 2)
 //	layer 0: nodes × (2M+1) u32 (count, neighbours)
 //	upper:   per node with level > 0: level × (M+1) u32
 //	crc32 (Castagnoli) u32 of every byte before it
 const (
 	snapMagic   = "CXVHNSW1"
-	snapVersion = 1
+	snapVersion = 2 // 2 added the codes; version 1 (float32 only) is read too
 	flagDead    = 1
 	flagFreed   = 2
 )
@@ -49,6 +55,23 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	e.u32(uint32(o.ExactBelow))
 	e.u64(math.Float64bits(o.SwitchCost))
 	e.u64(math.Float64bits(o.RepairFraction))
+	switch {
+	case ix.quant == nil:
+		e.u8(0)
+	case ix.vecs == nil:
+		e.u8(1)
+	default:
+		e.u8(2)
+	}
+	if q := ix.quant; q != nil {
+		c := q.Config()
+		e.u8(uint8(c.Variant))
+		e.u8(uint8(c.Bits))
+		e.u32(c.Seed)
+		e.u32(uint32(o.Overfetch))
+		fp := q.Fingerprint()
+		e.bytes(fp[:])
+	}
 	n := len(ix.keys)
 	e.u32(uint32(n))
 	e.u32(ix.entry)
@@ -71,6 +94,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	for _, x := range ix.vecs {
 		e.u32(math.Float32bits(x))
 	}
+	e.bytes(ix.codes)
 	for _, x := range ix.links0 {
 		e.u32(x)
 	}
@@ -114,8 +138,9 @@ func (d *dec) index() (*Index, error) {
 	if m := d.bytes(len(snapMagic)); d.err == nil && string(m) != snapMagic {
 		return nil, errors.New("bad magic")
 	}
-	if v := d.u32(); d.err == nil && v != snapVersion {
-		return nil, fmt.Errorf("unsupported version %d", v)
+	version := d.u32()
+	if d.err == nil && version != 1 && version != snapVersion {
+		return nil, fmt.Errorf("unsupported version %d", version)
 	}
 	dim := int(d.u32())
 	var o Options
@@ -127,6 +152,35 @@ func (d *dec) index() (*Index, error) {
 	o.ExactBelow = int(d.u32())
 	o.SwitchCost = math.Float64frombits(d.u64())
 	o.RepairFraction = math.Float64frombits(d.u64())
+	storage := uint8(0)
+	if version >= 2 {
+		storage = d.u8()
+	}
+	if d.err == nil && storage > 2 {
+		return nil, fmt.Errorf("unknown storage %d", storage)
+	}
+	if storage > 0 {
+		variant, bits, seed := quant.Variant(d.u8()), int(d.u8()), d.u32()
+		o.Overfetch = int(d.u32())
+		var fp [32]byte
+		for i := 0; i < 32; i += 8 {
+			binary.LittleEndian.PutUint64(fp[i:], d.u64())
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		if dim < 1 || dim > quant.MaxDim || o.Overfetch < 1 || o.Overfetch > 1<<16 {
+			return nil, errors.New("bad options")
+		}
+		q, err := quant.New(quant.Config{Dim: dim, Bits: bits, Variant: variant, Seed: seed})
+		if err != nil {
+			return nil, fmt.Errorf("quantizer: %w", err)
+		}
+		if q.Fingerprint() != fp {
+			return nil, errors.New("the quantizer's rotation differs from the snapshot's (fingerprint)")
+		}
+		o.Quantizer, o.KeepFloat = q, storage == 2
+	}
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -178,7 +232,12 @@ func (d *dec) index() (*Index, error) {
 			ix.live++
 		}
 	}
-	d.u32s(n*dim, func(x uint32) { ix.vecs = append(ix.vecs, math.Float32frombits(x)) })
+	if storage != 1 {
+		d.u32s(n*dim, func(x uint32) { ix.vecs = append(ix.vecs, math.Float32frombits(x)) })
+	}
+	if storage > 0 {
+		d.raw(n*ix.csize, func(b []byte) { ix.codes = append(ix.codes, b...) })
+	}
 	d.u32s(n*(ix.m0+1), func(x uint32) { ix.links0 = append(ix.links0, x) })
 	ix.upper = make([][]uint32, 0, min(n, 1<<16))
 	for i := 0; i < n && d.err == nil; i++ {
@@ -307,6 +366,19 @@ func (d *dec) u32s(n int, f func(uint32)) {
 		for i := 0; i < k; i++ {
 			f(binary.LittleEndian.Uint32(block[4*i:]))
 		}
+		n -= k
+	}
+}
+
+// raw reads n bytes in blocks, calling f for each.
+func (d *dec) raw(n int, f func([]byte)) {
+	var block [1 << 14]byte
+	for n > 0 && d.err == nil {
+		k := min(n, len(block))
+		if _, d.err = io.ReadFull(d.r, block[:k]); d.err != nil {
+			return
+		}
+		f(block[:k])
 		n -= k
 	}
 }

@@ -39,6 +39,8 @@ func TestHelpDoesNothingElse(t *testing.T) {
 		{[]string{"version", "--help"}, versionUsage},
 		{[]string{"reembed", "-h"}, reembedUsage},
 		{[]string{"reembed", "--help"}, reembedUsage},
+		{[]string{"migrate", "-h"}, migrateUsage},
+		{[]string{"migrate", "reembed", "--help"}, reembedUsage},
 		{[]string{"eval", "-h"}, evalUsage},
 		{[]string{"eval", "--help"}, evalUsage},
 		{[]string{"eval", "cranfield", "-h"}, evalUsage},
@@ -72,6 +74,10 @@ func TestUnexpectedArgumentsRefused(t *testing.T) {
 		{[]string{"--version", "now"}, "contextd: flag provided but not defined: -version\n" + usage},
 		{[]string{"reembed", "all"}, "contextd reembed: unexpected argument \"all\"\n" + reembedUsage},
 		{[]string{"reembed", "--force"}, "contextd reembed: flag provided but not defined: -force\n" + reembedUsage},
+		{[]string{"migrate"}, "contextd migrate: a subcommand is required\n" + migrateUsage},
+		{[]string{"migrate", "--force"}, "contextd migrate: flag provided but not defined: -force\n" + migrateUsage},
+		{[]string{"migrate", "compress"}, "contextd migrate: unknown subcommand \"compress\"\n" + migrateUsage},
+		{[]string{"migrate", "reembed", "all"}, "contextd migrate reembed: unexpected argument \"all\"\n" + reembedUsage},
 		{[]string{"eval"}, "contextd eval: missing the collection to evaluate\n" + evalUsage},
 		{[]string{"eval", "trec"}, "contextd eval: unknown collection \"trec\"\n" + evalUsage},
 		{[]string{"eval", "cranfield", "extra"}, "contextd eval: unexpected argument \"extra\"\n" + evalUsage},
@@ -101,7 +107,7 @@ func TestVersion(t *testing.T) {
 func TestDBPathDirectoryExits78(t *testing.T) {
 	dir := t.TempDir()
 	want := "contextd: configuration error: invalid configuration: DB_PATH=\"" + dir + "\": " + dir + " is a directory; give a file path\n"
-	for _, args := range [][]string{nil, {"reembed"}} {
+	for _, args := range [][]string{nil, {"reembed"}, {"migrate", "reembed"}} {
 		code, stdout, stderr := runCLI(t, map[string]string{"DB_PATH": dir}, args...)
 		if code != exitConfig || stdout != "" || stderr != want {
 			t.Errorf("contextd %v with DB_PATH a directory: exit %d, stdout %q\n stderr %q\nwant %q", args, code, stdout, stderr, want)

@@ -58,7 +58,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runEval(ctx, args[1:], stdout, stderr)
 		case "ingest":
 			return runIngest(ctx, args[1:], lookupEnv, stdout, stderr)
-		case "reembed":
+		case "migrate":
+			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "reembed": // the name before `migrate`, kept as an alias
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
 			}
@@ -196,9 +198,10 @@ commands:
   ingest PATH --thread kb:NAME [flags]
             sync a folder of documents (Markdown, text, code, HTML,
             PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
-  reembed   regenerate every stored vector with the configured embedding
+  migrate reembed
+            regenerate every stored vector with the configured embedding
             model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
-            stop the server first
+            stop the server first (contextd reembed is the same)
 
 Every command answers -h or --help with its usage.
 `
@@ -208,7 +211,14 @@ const versionUsage = `usage: contextd version
 Prints the version of contextd.
 `
 
-const reembedUsage = `usage: contextd reembed
+const migrateUsage = `usage: contextd migrate reembed
+
+Migrates the database at DB_PATH. reembed regenerates every stored
+vector with the configured embedding model (contextd migrate reembed -h).
+Stop the server first.
+`
+
+const reembedUsage = `usage: contextd migrate reembed (or contextd reembed)
 
 Regenerates every stored vector of the database at DB_PATH with the
 embedding model the environment configures (EMBEDDING_PROVIDER,
@@ -223,6 +233,25 @@ func openError(path string, err error) string {
 		return msg
 	}
 	return fmt.Sprintf("database %s: %v", path, err)
+}
+
+// runMigrate dispatches contextd migrate's subcommands.
+func runMigrate(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if code, done := parseCommand("migrate", args, migrateUsage, stdout, stderr); done {
+			return code
+		}
+		fmt.Fprint(stderr, "contextd migrate: a subcommand is required\n"+migrateUsage)
+		return exitUsage
+	}
+	if args[0] != "reembed" {
+		fmt.Fprintf(stderr, "contextd migrate: unknown subcommand %q\n%s", args[0], migrateUsage)
+		return exitUsage
+	}
+	if code, done := parseCommand("migrate reembed", args[1:], reembedUsage, stdout, stderr); done {
+		return code
+	}
+	return runReembed(ctx, lookupEnv, stderr)
 }
 
 // runReembed regenerates every stored vector with the configured model.

@@ -40,7 +40,7 @@ func fakeOllama(t *testing.T, dim int) *fakeapi.Server {
 
 // TestEmbeddingModelChange: a database with built-in vectors refuses a
 // server configured with another model (exit 78, naming the migration),
-// `contextd reembed` migrates it, and the server then starts.
+// `contextd migrate reembed` migrates it, and the server then starts.
 func TestEmbeddingModelChange(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "ctx.db")
 	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
@@ -67,7 +67,7 @@ func TestEmbeddingModelChange(t *testing.T) {
 		t.Fatalf("stderr %q does not name %q", stderr.String(), contextd.ReembedCommand)
 	}
 	stderr.Reset()
-	if code := run(context.Background(), []string{"reembed"}, lookup, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+	if code := run(context.Background(), []string{"migrate", "reembed"}, lookup, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("reembed: exit %d (stderr %q)", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "1 entries embedded with fake-embed (8 dimensions)") {

@@ -36,7 +36,7 @@ type EmbeddingOptions struct {
 
 // ReembedCommand is the command that regenerates every stored vector with
 // the configured model; the start-up mismatch error names it.
-const ReembedCommand = "contextd reembed"
+const ReembedCommand = "contextd migrate reembed"
 
 // VectorReader reads stored vectors (persist.VectorStore has it).
 type VectorReader interface {

@@ -233,7 +233,7 @@ func TestCheckModel(t *testing.T) {
 	}
 	st = &fakeModelStore{model: persist.EmbeddingModel{Model: "old", Dim: 8}, ok: true, docs: []persist.VectorDoc{{ID: "x"}}}
 	err := g.CheckModel(ctx, st)
-	want := "embedding model changed: the database holds vectors of old (8 dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM configure fake (4 dimensions); run `contextd reembed` to regenerate them with the configured model, or configure the recorded one"
+	want := "embedding model changed: the database holds vectors of old (8 dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM configure fake (4 dimensions); run `contextd migrate reembed` to regenerate them with the configured model, or configure the recorded one"
 	if !errors.Is(err, cerrors.ErrEmbeddingModelChanged) || err.Error() != want || st.set != nil {
 		t.Fatalf("err = %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/quant"
 )
 
 // VectorOptions configures the vector leg of semantic search.
@@ -21,6 +22,10 @@ type VectorOptions struct {
 	Dir string
 	// Progress receives reconcile progress (default os.Stderr).
 	Progress io.Writer
+	// Compression configures the in-process graph's codes (quant.Settings:
+	// the zero value is on, 4-bit mse, float32 kept for re-ranking). The
+	// native backend ignores it: sqlite-vec searches float32 vectors.
+	Compression quant.Settings
 }
 
 // Vectors is the vector leg: the backend serving nearest-neighbour
@@ -61,7 +66,7 @@ func OpenVectors(ctx context.Context, st persist.Store, feed *follow.Feed, o Vec
 			return nil, fmt.Errorf("native vector table: %w", err)
 		}
 	}
-	ix, err := openVecIndex(ctx, st, feed, o.Dim, o.Dir, progressOrStderr(o.Progress))
+	ix, err := openVecIndex(ctx, st, feed, o.Dim, o.Compression, o.Dir, progressOrStderr(o.Progress))
 	if err != nil {
 		return nil, err
 	}

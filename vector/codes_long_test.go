@@ -1,0 +1,85 @@
+package vector
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/contextd/contextd/internal/testtier"
+	"github.com/contextd/contextd/quant"
+)
+
+// quantRecall100k builds the float32 index and code-mode indexes of data
+// (2-4 bits mse with float32 re-ranking, 4 bits mse and ip without) and
+// reports build rate, heap and recall@10 against exact float32 through
+// the graph and the exact scan; 4-bit re-ranked is gated at 0.95.
+func quantRecall100k(t *testing.T, data, queries [][]float32) {
+	const k = 10
+	dim := len(data[0])
+	truth := floatTruth(data, queries, k)
+	type conf struct {
+		bits int
+		v    quant.Variant
+		keep bool
+	}
+	confs := []conf{{4, quant.MSE, true}, {0, 0, false}, {4, quant.MSE, false}, {4, quant.IP, false}, {3, quant.MSE, true}, {2, quant.MSE, true}}
+	for _, c := range confs {
+		name := "float32"
+		o := Options{}
+		if c.bits > 0 {
+			name = fmt.Sprintf("%v-%dbit-keep=%v", c.v, c.bits, c.keep)
+			o = Options{Quantizer: mustQuant(t, dim, c.bits, c.v), KeepFloat: c.keep}
+		}
+		t.Run(name, func(t *testing.T) {
+			runtime.GC()
+			h0 := heapInUse()
+			t0, c0 := time.Now(), processCPU()
+			ix := build(t, data, o)
+			el, cpu := time.Since(t0), processCPU()-c0
+			runtime.GC()
+			h1 := heapInUse()
+			m := ix.Memory()
+			t.Logf("build %.0f vectors/s (%.0f per CPU second); heap %.1f MB; index %.0f B/vector (vectors %.1f MB, codes %.1f MB, links %.1f MB)",
+				float64(len(data))/el.Seconds(), float64(len(data))/cpu.Seconds(), float64(h1-h0)/1e6, m.PerVector(len(data)),
+				float64(m.Vectors)/1e6, float64(m.Codes)/1e6, float64(m.Links)/1e6)
+			if c.keep {
+				// The over-fetch sweep behind DefaultOverfetch.
+				saved := ix.o.Overfetch
+				for _, f := range []int{2, 4, 8, 16} {
+					ix.o.Overfetch = f
+					t.Logf("overfetch %2d: recall@10 graph %.4f, exact scan %.4f", f,
+						recallVsFloat(t, ix, queries, truth, k, SearchOptions{}),
+						recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true}))
+				}
+				ix.o.Overfetch = saved
+			}
+			rg := recallVsFloat(t, ix, queries, truth, k, SearchOptions{})
+			re := recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true})
+			t.Logf("recall@10 vs exact float32 (overfetch %d): graph %.4f, exact scan %.4f", ix.o.Overfetch, rg, re)
+			if c.bits == 4 && c.keep && (rg < 0.95 || re < 0.95) {
+				t.Errorf("4-bit re-ranked recall@10 graph %.4f / exact %.4f, want ≥ 0.95", rg, re)
+			}
+			if c.bits == 0 && rg < 0.95 {
+				t.Errorf("float32 recall@10 %.4f, want ≥ 0.95", rg)
+			}
+		})
+	}
+}
+
+// TestQuantRecall100k: 100k clustered 384-d vectors, 200 held-out
+// queries (long tier: about six index builds).
+func TestQuantRecall100k(t *testing.T) {
+	testtier.Long(t)
+	const n = 100_000
+	vecs := clustered(1, n+200, 384, 0.6)
+	quantRecall100k(t, vecs[:n], vecs[n:])
+}
+
+// TestQuantRecallGloVe100k: 100k sentence vectors of the built-in
+// embedder (gloveSet), 500 held-out sentences as queries.
+func TestQuantRecallGloVe100k(t *testing.T) {
+	testtier.Long(t)
+	data, queries := gloveSet(t, 100_000, 500)
+	quantRecall100k(t, data, queries)
+}
