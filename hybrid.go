@@ -144,7 +144,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if err != nil {
 		return nil, err
 	}
-	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold}.WithDefaults()
+	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold, SemanticWeight: e.cfg.Hybrid.SemanticWeight}.WithDefaults()
 	if err := request.CheckQuery(req.Query); err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	resp.SearchModesUsed = used
 	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
 
-	fused, fs := rank.Fuse(k, textHits(ftsHits), vectorHits(semHits))
+	fused, fs := rank.FuseWeighted(k, hc.SemanticWeight, textHits(ftsHits), vectorHits(semHits))
 	rb := time.Now()
 	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, fused, e.texts(acc))
 	if err != nil {

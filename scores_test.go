@@ -24,15 +24,17 @@ import (
 
 var scoreWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima")
 
-// scoreEngine opens an engine with the built-in embedder and the built-in
-// lexical reranker on the full-text backend given.
+// scoreEngine opens an engine with the built-in embedder and the default
+// built-in reranker (the lexical score blended with embedding similarity)
+// on the full-text backend given.
 func scoreEngine(t *testing.T, backend string) *Engine {
 	t.Helper()
+	emb := &builtin.Embedder{}
 	eng, err := Open(context.Background(), Config{
 		DBPath:    filepath.Join(t.TempDir(), "ctx.db"),
 		FTS:       FTSConfig{Backend: backend, Progress: &strings.Builder{}},
-		Embedding: EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"},
-		Rerank:    RerankConfig{Reranker: builtin.Lexical{}, Provider: "builtin", Model: "lexical"},
+		Embedding: EmbeddingConfig{Embedder: emb, Provider: "builtin"},
+		Rerank:    RerankConfig{Reranker: builtin.Blend{Embedder: emb}, Provider: "builtin", Model: "lexical-semantic"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -289,9 +289,9 @@ func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtF
 func (e *Engine) reranking(acc persist.Access) rank.Reranking {
 	rc := e.cfg.Rerank
 	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
-	if l, ok := rc.Reranker.(builtin.Lexical); ok && l.Stats == nil && e.fts != nil {
+	if l, ok := rc.Reranker.(builtin.StatsReranker); ok && e.fts != nil {
 		if s := e.fts.CollectionStats(acc); s != nil {
-			r.Reranker = builtin.Lexical{Stats: s}
+			r.Reranker = l.WithStats(s)
 		}
 	}
 	if e.fts != nil && e.fts.Index() != nil {

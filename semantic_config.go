@@ -59,6 +59,9 @@ type HybridConfig struct {
 	// ORThreshold is HYBRID_FTS_OR_THRESHOLD (default 4): a query with at
 	// least this many significant tokens runs its FTS leg as boolean OR.
 	ORThreshold int
+	// SemanticWeight is HYBRID_SEMANTIC_WEIGHT, the semantic leg's RRF
+	// weight in (0, 1] (0: rank.DefaultSemanticWeight; 1: plain RRF).
+	SemanticWeight float64
 }
 
 // RerankConfig configures reranking of the ranked searches (C.9). The zero

@@ -9,6 +9,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/index/chunk"
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/hashembed"
 	"github.com/contextd/contextd/model/httpjson"
@@ -24,13 +25,17 @@ var (
 	_ contextd.Embedder = (*ollama.Embedder)(nil)
 	_ contextd.Embedder = (*openai.Embedder)(nil)
 	_ contextd.Reranker = builtin.Lexical{}
+	_ contextd.Reranker = builtin.Blend{}
 	_ contextd.Reranker = (*tei.Reranker)(nil)
 )
 
-// Reranker defaults: the built-in lexical reranker has no model files; a
-// TEI server names its own model.
+// Reranker defaults: the built-in reranker has no model files (its default
+// model blends the lexical score with built-in embedding similarity;
+// RERANKING_MODEL=lexical keeps the lexical score alone); a TEI server
+// names its own model.
 const (
-	builtinRerankModel = "lexical"
+	builtinRerankModel = "lexical-semantic"
+	builtinLexicalOnly = "lexical"
 	teiRerankTimeout   = 60 * time.Second
 	teiRerankAttempts  = 3
 	teiRerankBaseDelay = 500 * time.Millisecond
@@ -120,6 +125,7 @@ func readEmbedding(r *envReader, c *Config) {
 	h.RRFK = r.intRange("HYBRID_RRF_K", 60, 1, 1000)
 	h.Overfetch = r.intRange("HYBRID_RRF_OVERFETCH", 2, 1, 10)
 	h.ORThreshold = r.intRange("HYBRID_FTS_OR_THRESHOLD", 4, 2, 20)
+	h.SemanticWeight = r.floatBetween("HYBRID_SEMANTIC_WEIGHT", rank.DefaultSemanticWeight, 0.05, 1)
 
 	readRerank(r, c)
 }
@@ -159,12 +165,14 @@ func readRerank(r *envReader, c *Config) {
 		}
 	}
 	if enabled {
-		k.Reranker = newReranker(k.Provider, teiURL, k.Model, batch)
+		k.Reranker = newReranker(k.Provider, teiURL, k.Model, batch, c.Engine.Embedding.Embedder)
 	}
 }
 
-// newReranker builds the reranker of a validated provider.
-func newReranker(provider, teiURL, model string, batch int) contextd.Reranker {
+// newReranker builds the reranker of a validated provider. The built-in
+// blend shares the built-in embedder when that is the embedding provider
+// (one table in memory), else loads its own.
+func newReranker(provider, teiURL, model string, batch int, emb contextd.Embedder) contextd.Reranker {
 	switch provider {
 	case "tei":
 		if teiURL == "" {
@@ -173,6 +181,13 @@ func newReranker(provider, teiURL, model string, batch int) contextd.Reranker {
 		return &tei.Reranker{URL: teiURL, Model: model, BatchSize: batch,
 			Client: httpjson.Client{Timeout: teiRerankTimeout, Attempts: teiRerankAttempts, BaseDelay: teiRerankBaseDelay}}
 	default:
-		return builtin.Lexical{}
+		if model == builtinLexicalOnly {
+			return builtin.Lexical{}
+		}
+		b, ok := emb.(*builtin.Embedder)
+		if !ok {
+			b = &builtin.Embedder{}
+		}
+		return builtin.Blend{Embedder: b}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/model/ollama"
 	"github.com/contextd/contextd/model/openai"
@@ -42,11 +43,12 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"IndexDir", e.IndexDir, ""},
 		{"ENABLE_HYBRID_SEARCH", h.Enable, "auto"},
 		{"HYBRID_RRF_K", h.RRFK, 60},
+		{"HYBRID_SEMANTIC_WEIGHT", h.SemanticWeight, rank.DefaultSemanticWeight},
 		{"HYBRID_RRF_OVERFETCH", h.Overfetch, 2},
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
-		{"RERANKING_MODEL", k.Model, "lexical"},
-		{"reranker", k.Reranker, builtin.Lexical{}},
+		{"RERANKING_MODEL", k.Model, "lexical-semantic"},
+		{"reranker (the blend, sharing the embedder)", k.Reranker, builtin.Blend{Embedder: sharedEmbedder(e.Embedder)}},
 		{"MaxPassageChars", k.MaxPassageChars, 1945},
 		{"FTS_RERANK_WINDOW_SIZE", k.FTSWindow, 750},
 		{"FTS_RERANK_GAP_MERGE", k.FTSGapMerge, 100},
@@ -135,14 +137,22 @@ func TestConfigEmbeddingValues(t *testing.T) {
 	c := embeddingConfig(t, map[string]string{
 		"CHUNK_SIZE": "800", "CHUNK_OVERLAP": "0", "CHUNK_AGGREGATION": "MAX",
 		"HYBRID_RRF_K": "10", "HYBRID_RRF_OVERFETCH": "5", "HYBRID_FTS_OR_THRESHOLD": "3",
-		"RERANKING_MAX_LENGTH": "256", "RERANKING_CHARS_PER_TOKEN": "3.5",
+		"HYBRID_SEMANTIC_WEIGHT": "1",
+		"RERANKING_MAX_LENGTH":   "256", "RERANKING_CHARS_PER_TOKEN": "3.5",
 		"FTS_RERANK_WINDOW_SIZE": "300", "FTS_RERANK_GAP_MERGE": "0", "RERANKING_PROVIDER": "flashrank",
 	})
 	e, h, k := c.Engine.Embedding, c.Engine.Hybrid, c.Engine.Rerank
-	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 {
+	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 || h.SemanticWeight != 1 {
 		t.Fatalf("embedding %+v hybrid %+v", e, h)
 	}
-	if k.Provider != "builtin" || k.Model != "lexical" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 || k.Reranker != (builtin.Lexical{}) {
+	shared, _ := e.Embedder.(*builtin.Embedder)
+	if k.Provider != "builtin" || k.Model != "lexical-semantic" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 ||
+		shared == nil || k.Reranker != (builtin.Blend{Embedder: shared}) {
+		t.Fatalf("rerank %+v", k)
+	}
+	// RERANKING_MODEL=lexical keeps the lexical score alone.
+	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical"})
+	if k := c.Engine.Rerank; k.Model != "lexical" || k.Reranker != (builtin.Lexical{}) {
 		t.Fatalf("rerank %+v", k)
 	}
 }
@@ -213,6 +223,8 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 		{"hybrid", map[string]string{"ENABLE_HYBRID_SEARCH": "x"}, "ENABLE_HYBRID_SEARCH", "must be auto, true or false"},
 		{"rrf k 0", map[string]string{"HYBRID_RRF_K": "0"}, "HYBRID_RRF_K", "from 1 to 1000"},
 		{"rrf k high", map[string]string{"HYBRID_RRF_K": "1001"}, "HYBRID_RRF_K", "from 1 to 1000"},
+		{"semantic weight 0", map[string]string{"HYBRID_SEMANTIC_WEIGHT": "0"}, "HYBRID_SEMANTIC_WEIGHT", "from 0.05 to 1"},
+		{"semantic weight nan", map[string]string{"HYBRID_SEMANTIC_WEIGHT": "NaN"}, "HYBRID_SEMANTIC_WEIGHT", "from 0.05 to 1"},
 		{"overfetch 0", map[string]string{"HYBRID_RRF_OVERFETCH": "0"}, "HYBRID_RRF_OVERFETCH", "from 1 to 10"},
 		{"overfetch 11", map[string]string{"HYBRID_RRF_OVERFETCH": "11"}, "HYBRID_RRF_OVERFETCH", "from 1 to 10"},
 		{"or threshold 1", map[string]string{"HYBRID_FTS_OR_THRESHOLD": "1"}, "HYBRID_FTS_OR_THRESHOLD", "from 2 to 20"},
@@ -248,4 +260,10 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sharedEmbedder is em as the built-in embedder, or nil.
+func sharedEmbedder(em any) *builtin.Embedder {
+	b, _ := em.(*builtin.Embedder)
+	return b
 }

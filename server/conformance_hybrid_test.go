@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -31,9 +33,18 @@ func hybridEntries() []M {
 	return out
 }
 
-// hybridScores checks the R-105 score object of every result and returns
-// the results.
+// hybridScores checks the R-105 score object of every result, with the
+// default fusion weights, and returns the results.
 func hybridScores(t *testing.T, resp M, k int, reranked bool) []M {
+	t.Helper()
+	return hybridScoresWeighted(t, resp, k, rank.DefaultSemanticWeight, reranked)
+}
+
+// hybridScoresWeighted is hybridScores for a semantic-leg weight w: rrf =
+// 1/(k + fts_rank) + w/(k + semantic_rank). w = 1 is R-360's plain RRF
+// (HYBRID_SEMANTIC_WEIGHT=1); the default weighs the built-in embedder's
+// leg down (issue 12).
+func hybridScoresWeighted(t *testing.T, resp M, k int, w float64, reranked bool) []M {
 	t.Helper()
 	results := objs(t, arr(t, resp, "results"))
 	wantEqual(t, "count", int(num(t, resp, "count")), len(results))
@@ -57,7 +68,7 @@ func hybridScores(t *testing.T, resp M, k int, reranked bool) []M {
 			if sr < 1 || sr > num(t, resp, "semantic_count") {
 				t.Fatalf("result %d: semantic_rank %v outside 1..semantic_count", i, sr)
 			}
-			want += 1 / (float64(k) + sr)
+			want += w / (float64(k) + sr)
 			if num(t, sc, "semantic_distance") < 0 {
 				t.Fatalf("result %d: semantic_distance %v < 0", i, sc["semantic_distance"])
 			}
@@ -91,8 +102,13 @@ func TestHybridResponseShape(t *testing.T) {
 	for _, variant := range []struct {
 		name     string
 		reranked bool
+		weight   float64
 		opts     []envOption
-	}{{"no reranker", false, nil}, {"reranker", true, []envOption{withReranker(builtin.Lexical{})}}} {
+	}{
+		{"no reranker", false, rank.DefaultSemanticWeight, nil},
+		{"reranker", true, rank.DefaultSemanticWeight, []envOption{withReranker(builtin.Lexical{})}},
+		{"R-360 plain RRF (HYBRID_SEMANTIC_WEIGHT=1)", false, 1, []envOption{withConfig(func(c *contextd.Config) { c.Hybrid.SemanticWeight = 1 })}},
+	} {
 		t.Run(variant.name, func(t *testing.T) {
 			forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {
 				env.storeAll(t, "alice", hybridEntries())
@@ -104,7 +120,7 @@ func TestHybridResponseShape(t *testing.T) {
 					wantSlice(t, "search_modes_used", strs(t, resp, "search_modes_used"), []string{"fts", "semantic"})
 					wantEqual(t, "fts_count", num(t, resp, "fts_count"), 5)
 					wantEqual(t, "semantic_count", num(t, resp, "semantic_count"), 10)
-					results := hybridScores(t, resp, 60, variant.reranked)
+					results := hybridScoresWeighted(t, resp, 60, variant.weight, variant.reranked)
 					wantEqual(t, "results", len(results), 10)
 					inBoth := 0
 					for _, r := range results {
@@ -131,7 +147,7 @@ func TestHybridResponseShape(t *testing.T) {
 					st = obj(t, resp, "stats")
 					wantEqual(t, "adaptive_fts_mode (6 significant terms)", str(t, st, "adaptive_fts_mode"), "boolean")
 					wantEqual(t, "rrf_k", num(t, obj(t, st, "fusion_stats"), "rrf_k"), 7)
-					hybridScores(t, resp, 7, variant.reranked)
+					hybridScoresWeighted(t, resp, 7, variant.weight, variant.reranked)
 				})
 			}, variant.opts...)
 		})

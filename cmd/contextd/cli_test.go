@@ -45,6 +45,7 @@ func TestHelpDoesNothingElse(t *testing.T) {
 		{[]string{"eval", "--help"}, evalUsage},
 		{[]string{"eval", "cranfield", "-h"}, evalUsage},
 		{[]string{"eval", "cranfield", "--help"}, evalUsage},
+		{[]string{"eval", "paraphrase", "-h"}, evalUsage},
 	} {
 		code, stdout, stderr := runCLI(t, env, tc.args...)
 		if code != exitOK || stdout != tc.want || stderr != "" {
@@ -82,6 +83,7 @@ func TestUnexpectedArgumentsRefused(t *testing.T) {
 		{[]string{"eval", "trec"}, "contextd eval: unknown collection \"trec\"\n" + evalUsage},
 		{[]string{"eval", "cranfield", "extra"}, "contextd eval: unexpected argument \"extra\"\n" + evalUsage},
 		{[]string{"eval", "cranfield", "-data"}, "contextd eval: flag needs an argument: -data\n" + evalUsage},
+		{[]string{"eval", "paraphrase", "extra"}, "contextd eval: unexpected argument \"extra\"\n" + evalUsage},
 	} {
 		code, stdout, stderr := runCLI(t, env, tc.args...)
 		if code != exitUsage || stdout != "" || stderr != tc.want {

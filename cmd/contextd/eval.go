@@ -25,13 +25,21 @@ import (
 // collection: the documents (title + abstract) are loaded into a fresh
 // database with built-in embeddings, the 225 queries run through
 // fts_search_context (BM25), semantic_search_context and
-// hybrid_search_context, without and with the built-in reranker, on each
-// search backend, and nDCG@10, P@10, MAP and MRR are printed side by side.
+// hybrid_search_context, without and with the default built-in reranker
+// (lexical score blended with embedding similarity), on each search
+// backend, and nDCG@10, P@10, MAP and MRR are printed side by side, nDCG@10
+// also per half: odd query numbers for choosing settings, even ones for
+// reporting them.
 
 const evalUsage = `usage: contextd eval cranfield [-data DIR]
+       contextd eval paraphrase [-data DIR]
 
-  -data DIR   the Cranfield folder (cran.all.1400, cran.qry, cranqrel);
-              default ../shared/eval/cranfield
+  cranfield   nDCG@10, P@10, MAP, MRR on the Cranfield collection; nDCG@10
+              also on the odd-numbered queries (for choosing settings) and
+              the even-numbered ones (for reporting)
+  paraphrase  top-1/5/10 on the paraphrase set (testdata/paraphrase)
+  -data DIR   the collection's folder; default ../shared/eval/cranfield
+              or testdata/paraphrase
 `
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -42,49 +50,54 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
 		fmt.Fprint(stdout, evalUsage)
 		return exitOK
+	case args[0] == "paraphrase":
+		return runEvalParaphrase(ctx, args[1:], stdout, stderr)
 	case args[0] != "cranfield":
 		fmt.Fprintf(stderr, "contextd eval: unknown collection %q\n%s", args[0], evalUsage)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("eval cranfield", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // evalUsage below is the one message
-	fs.Usage = func() {}
-	data := fs.String("data", filepath.Join("..", "shared", "eval", "cranfield"), "Cranfield folder")
-	switch err := fs.Parse(args[1:]); {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, evalUsage)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "contextd eval: %v\n%s", err, evalUsage)
-		return exitUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "contextd eval: unexpected argument %q\n%s", fs.Arg(0), evalUsage)
-		return exitUsage
+	data, code := parseEvalFlags("cranfield", evalUsage, filepath.Join("..", "shared", "eval", "cranfield"), args[1:], stdout, stderr)
+	if code >= 0 {
+		return code
 	}
-	col, err := loadCranfield(*data)
-	if err != nil {
-		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
-		return exitFail
-	}
-	dir, err := os.MkdirTemp("", "contextd-eval-")
-	if err != nil {
-		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
-		return exitFail
-	}
-	defer os.RemoveAll(dir)
-	runs, err := evaluateCranfield(ctx, col, dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
-		return exitFail
-	}
+	return evalIn(stderr, func(dir string) error {
+		col, err := loadCranfield(data)
+		if err != nil {
+			return err
+		}
+		runs, err := evaluateCranfield(ctx, col, dir)
+		if err != nil {
+			return err
+		}
+		printCranfield(stdout, col, runs)
+		return nil
+	})
+}
+
+// printCranfield prints the runs as a Markdown table.
+func printCranfield(stdout io.Writer, col *cranfield, runs []evalRun) {
 	fmt.Fprintf(stdout, "Cranfield: %d documents, %d queries (%d judged)\n\n", len(col.docs), len(col.queries), runs[0].judged)
-	fmt.Fprintf(stdout, "| backend | method | nDCG@10 | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(stdout, "| backend | method | nDCG@10 | odd (choosing) | even (reporting) | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range runs {
-		fmt.Fprintf(stdout, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.method, r.ndcg10, r.p10, r.mapScore, r.mrr, r.median)
+		fmt.Fprintf(stdout, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.method, r.ndcg10, r.half(1), r.half(0), r.p10, r.mapScore, r.mrr, r.median)
 	}
 	a, _ := findRun(runs, contextd.BackendInProcess, "fts")
 	b, _ := findRun(runs, contextd.BackendNative, "fts")
 	fmt.Fprintf(stdout, "\nfts top-10 overlap in-process vs native: %.1f%% (mean over queries)\n", 100*topOverlap(a.ranked, b.ranked, 10))
+}
+
+// evalIn runs eval in a fresh temporary directory, removed afterwards, and
+// reports its error.
+func evalIn(stderr io.Writer, eval func(dir string) error) int {
+	dir, err := os.MkdirTemp("", "contextd-eval-")
+	if err == nil {
+		defer os.RemoveAll(dir)
+		err = eval(dir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: eval: %v\n", err)
+		return exitFail
+	}
 	return exitOK
 }
 
@@ -212,6 +225,47 @@ type evalRun struct {
 	judged                     int
 	median                     time.Duration
 	ranked                     [][]int // per query, the ranked document numbers
+	// perQuery is each query's nDCG@10 (NaN for a query without a
+	// relevant document), for the halves.
+	perQuery []float64
+}
+
+// half is the mean nDCG@10 over the judged queries whose number (1-based
+// position, as the qrels number them) is odd (parity 1: the half for
+// choosing settings) or even (parity 0: the half for reporting).
+func (r evalRun) half(parity int) float64 {
+	sum, n := 0.0, 0
+	for i, v := range r.perQuery {
+		if (i+1)%2 == parity && !math.IsNaN(v) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// parseEvalFlags reads -data (default def) for collection name; code is
+// -1 to go on, else the exit status.
+func parseEvalFlags(name, usage, def string, args []string, stdout, stderr io.Writer) (data string, code int) {
+	fs := flag.NewFlagSet("eval "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // usage below is the one message
+	fs.Usage = func() {}
+	d := fs.String("data", def, "collection folder")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return "", exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "contextd eval: %v\n%s", err, usage)
+		return "", exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "contextd eval: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return "", exitUsage
+	}
+	return *d, -1
 }
 
 // name is the run's row label.
@@ -237,6 +291,7 @@ var evalMethods = []struct {
 	{"semantic", false, semanticIDs},
 	{"hybrid", false, hybridIDs},
 	{"fts+rerank", true, ftsIDs},
+	{"semantic+rerank", true, semanticIDs},
 	{"hybrid+rerank", true, hybridIDs},
 }
 
@@ -252,12 +307,13 @@ func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalR
 	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "eval"})
 	var runs []evalRun
 	var docOf map[string]int
+	emb := &builtin.Embedder{}
 	for _, backend := range []string{contextd.BackendInProcess, contextd.BackendNative} {
 		for _, rerank := range []bool{false, true} {
 			cfg := contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard},
-				Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"}}
-			if rerank {
-				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Lexical{}, Provider: "builtin", Model: "lexical"}
+				Embedding: contextd.EmbeddingConfig{Embedder: emb, Provider: "builtin"}}
+			if rerank { // the default reranker (config: RERANKING_PROVIDER=builtin)
+				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Blend{Embedder: emb}, Provider: "builtin", Model: "lexical-semantic"}
 			}
 			eng, err := contextd.Open(ctx, cfg)
 			if err != nil {
@@ -367,9 +423,11 @@ func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf
 		run.ranked = append(run.ranked, ranked)
 		judg := col.qrels[i+1]
 		if relevantCount(judg) == 0 {
+			run.perQuery = append(run.perQuery, math.NaN())
 			continue
 		}
 		run.judged++
+		run.perQuery = append(run.perQuery, ndcgAt(ranked, judg, 10))
 		run.ndcg10 += ndcgAt(ranked, judg, 10)
 		run.p10 += precisionAt(ranked, judg, 10)
 		run.mapScore += averagePrecision(ranked, judg)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/contextd/contextd/internal/paraphrase"
 	"github.com/contextd/contextd/internal/testtier"
 )
 
@@ -25,7 +27,7 @@ func TestCranfieldEval(t *testing.T) {
 		}
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
 	}
-	// A minute and more on two cores (ten runs over both backends), so
+	// A minute and more on two cores (twelve runs over both backends), so
 	// the evaluation is in the long tier, which CI runs.
 	testtier.Long(t)
 	col, err := loadCranfield(cranfieldDir)
@@ -36,19 +38,22 @@ func TestCranfieldEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Floors hold the measured quality (a ranking regression fails);
-	// the acceptance lines of the full-text and vector issues are the
-	// in-process fts_search_context default (BM25 + built-in reranker)
-	// reaching 0.38, and hybrid search not falling below plain BM25.
+	// Floors hold the measured quality (a ranking regression fails).
+	// Issue 12's acceptance lines, on the even (reporting) half: semantic
+	// alone >= 0.28 (measured 0.238), hybrid without a reranker >= BM25
+	// (0.367 vs 0.374) and hybrid with the default reranker >= BM25 +
+	// 0.02 (0.378 vs 0.394) are not reached with the built-in GloVe
+	// embedder; what holds is checked below.
 	floors := map[string]float64{
 		"in-process fts": 0.37, "native fts": 0.35,
-		"in-process fts+rerank": 0.38, "native fts+rerank": 0.37,
-		"in-process semantic": 0.19, "native semantic": 0.19,
-		"in-process hybrid": 0.30, "native hybrid": 0.30,
-		"in-process hybrid+rerank": 0.37, "native hybrid+rerank": 0.37,
+		"in-process fts+rerank": 0.38, "native fts+rerank": 0.38,
+		"in-process semantic": 0.23, "native semantic": 0.23,
+		"in-process semantic+rerank": 0.36, "native semantic+rerank": 0.36,
+		"in-process hybrid": 0.37, "native hybrid": 0.36,
+		"in-process hybrid+rerank": 0.38, "native hybrid+rerank": 0.38,
 	}
 	for _, r := range runs {
-		t.Logf("%s: nDCG@10 %.4f  P@10 %.4f  MAP %.4f  MRR %.4f", r.name(), r.ndcg10, r.p10, r.mapScore, r.mrr)
+		t.Logf("%s: nDCG@10 %.4f (odd %.4f, even %.4f)  P@10 %.4f  MAP %.4f  MRR %.4f", r.name(), r.ndcg10, r.half(1), r.half(0), r.p10, r.mapScore, r.mrr)
 		if r.judged != 225 {
 			t.Fatalf("%s: %d judged queries, want 225", r.name(), r.judged)
 		}
@@ -60,12 +65,18 @@ func TestCranfieldEval(t *testing.T) {
 			t.Fatalf("%s: nDCG@10 %.4f fell below %.2f", r.name(), r.ndcg10, floor)
 		}
 	}
+	// The default configuration's searches (reranked) beat BM25 alone by
+	// 0.01 on the whole set and on the reporting half; hybrid search
+	// without a reranker is not below BM25 on the whole set.
 	bm25, _ := findRun(runs, "in-process", "fts")
-	for _, m := range []string{"hybrid+rerank"} {
+	for _, m := range []string{"hybrid+rerank", "fts+rerank"} {
 		h, _ := findRun(runs, "in-process", m)
-		if h.ndcg10 < bm25.ndcg10 {
-			t.Fatalf("in-process %s nDCG@10 %.4f below BM25 %.4f", m, h.ndcg10, bm25.ndcg10)
+		if h.ndcg10 < bm25.ndcg10+0.01 || h.half(0) < bm25.half(0) {
+			t.Fatalf("in-process %s nDCG@10 %.4f (even %.4f) not above BM25 %.4f (even %.4f)", m, h.ndcg10, h.half(0), bm25.ndcg10, bm25.half(0))
 		}
+	}
+	if h, _ := findRun(runs, "in-process", "hybrid"); h.ndcg10 < bm25.ndcg10 {
+		t.Fatalf("in-process hybrid without reranker nDCG@10 %.4f below BM25 %.4f", h.ndcg10, bm25.ndcg10)
 	}
 	for _, m := range []string{"fts", "fts+rerank"} {
 		a, _ := findRun(runs, "in-process", m)
@@ -101,5 +112,46 @@ func TestMetrics(t *testing.T) {
 	}
 	if q := orQuery("what is the (flow) of a-b ?"); q != `"what" OR "is" OR "the" OR "flow" OR "of"` {
 		t.Fatalf("orQuery: %s", q)
+	}
+}
+
+// TestParaphraseEval runs `contextd eval paraphrase` and holds its
+// measured quality as floors (top-5 over all 60 pairs, the default
+// configuration and ENABLE_RERANKING=false). Issue 12 asks for semantic
+// top-5 >= 0.8, hybrid >= 0.85 and >= 0.8 without reranking: the built-in
+// GloVe embedder does not reach them (README, "Semantic and hybrid
+// search"), so the floors are today's figures, and raising them is the
+// work left.
+func TestParaphraseEval(t *testing.T) {
+	testtier.Long(t)
+	set, err := paraphrase.Load("../../testdata/paraphrase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := evaluateParaphrase(context.Background(), set, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	floors := map[string]float64{"semantic": 0.25, "hybrid": 0.25, "hybrid (ENABLE_RERANKING=false)": 0.15}
+	for _, r := range runs {
+		top5 := r.at(set, 5, allPairs)
+		t.Logf("%s: top-1 %.3f top-5 %.3f top-10 %.3f", r.method, r.at(set, 1, allPairs), top5, r.at(set, 10, allPairs))
+		floor, ok := floors[r.method]
+		if !ok {
+			t.Fatalf("no floor for %s", r.method)
+		}
+		if top5 < floor {
+			t.Errorf("%s: top-5 %.3f fell below %.2f", r.method, top5, floor)
+		}
+	}
+}
+
+// TestEvalParaphraseMissingData: a -data folder without the set fails with
+// a message naming what is missing, before any database is made.
+func TestEvalParaphraseMissingData(t *testing.T) {
+	var out, errb strings.Builder
+	code := runEval(context.Background(), []string{"paraphrase", "-data", t.TempDir()}, &out, &errb)
+	if code != exitFail || out.Len() != 0 || !strings.Contains(errb.String(), "read pairs") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }

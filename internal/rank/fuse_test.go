@@ -10,18 +10,44 @@ import (
 
 func TestHybridDefaults(t *testing.T) {
 	h := Hybrid{}.WithDefaults()
-	if h != (Hybrid{RRFK: 60, Overfetch: 2, ORThreshold: 4}) {
+	if h != (Hybrid{RRFK: 60, Overfetch: 2, ORThreshold: 4, SemanticWeight: DefaultSemanticWeight}) {
 		t.Fatalf("defaults %+v", h)
 	}
 	if h.LegDepth() != 200 {
 		t.Fatalf("leg depth %d, want 200", h.LegDepth())
 	}
-	set := Hybrid{RRFK: 1, Overfetch: 10, ORThreshold: 20}
+	set := Hybrid{RRFK: 1, Overfetch: 10, ORThreshold: 20, SemanticWeight: 1}
 	if got := set.WithDefaults(); got != set {
 		t.Fatalf("set fields changed: %+v", got)
 	}
-	if got := (Hybrid{RRFK: -1, Overfetch: -1, ORThreshold: -1}).WithDefaults(); got != h {
+	if got := (Hybrid{RRFK: -1, Overfetch: -1, ORThreshold: -1, SemanticWeight: 1.5}).WithDefaults(); got != h {
 		t.Fatalf("negative fields: %+v", got)
+	}
+}
+
+// TestFuseWeighted: the semantic leg's terms are scaled, a full-text-only
+// candidate scores as in plain RRF (T-059), and weight 1 is Fuse.
+func TestFuseWeighted(t *testing.T) {
+	text := []TextHit{{ID: "a"}, {ID: "b"}}
+	vec := []VectorHit{{ID: "c"}, {ID: "a"}}
+	got, fs := FuseWeighted(60, 0.5, text, vec)
+	want := map[string]float64{"a": 1.0/61 + 0.5/62, "b": 1.0 / 62, "c": 0.5 / 61}
+	if len(got) != 3 || fs.DocumentsInBoth != 1 {
+		t.Fatalf("fused %+v stats %+v", got, fs)
+	}
+	for _, c := range got {
+		if math.Abs(c.RRF-want[c.ID]) > 1e-15 {
+			t.Errorf("%s: rrf %v, want %v", c.ID, c.RRF, want[c.ID])
+		}
+	}
+	// b (text rank 2) now outranks c (semantic rank 1).
+	if ids := fmt.Sprint(IDs(got)); ids != "[a b c]" {
+		t.Fatalf("order %s, want [a b c]", ids)
+	}
+	plain, _ := Fuse(60, text, vec)
+	one, _ := FuseWeighted(60, 1, text, vec)
+	if fmt.Sprint(plain) != fmt.Sprint(one) {
+		t.Fatalf("weight 1 %v differs from Fuse %v", one, plain)
 	}
 }
 

@@ -218,17 +218,4 @@ func benchPassages(n, size int) []string {
 	return out
 }
 
-func BenchmarkLexical(b *testing.B) {
-	for _, n := range []int{10, 100} {
-		passages := benchPassages(n, 2000)
-		b.Run(fmt.Sprintf("passages=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			ctx := context.Background()
-			for b.Loop() {
-				if _, err := (Lexical{}).Rerank(ctx, benchQuery, passages); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkLexical(b *testing.B) { benchRerank(b, Lexical{}) }

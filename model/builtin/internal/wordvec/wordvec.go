@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 )
@@ -23,11 +22,12 @@ import (
 //
 //	magic "CXWV", version u32, dim u32, n u32, vocab u32 (size of the
 //	source vocabulary, for the Zipf estimate), sifA f32, pc [dim]f32,
-//	then per word in rank order: rank uvarint, len uvarint, bytes,
-//	scale f32, dim int8 codes (value = scale · code).
+//	version 2 only: whitening mean [dim]f32 and W [dim·dim]f32 (see
+//	whiten.go), then per word in rank order: rank uvarint, len uvarint,
+//	bytes, scale f32, dim int8 codes (value = scale · code). A table
+//	with whitening is written as version 2, one without as version 1.
 const (
-	magic   = "CXWV"
-	version = 1
+	magic = "CXWV"
 )
 
 // ErrFormat wraps every decoding error.
@@ -40,6 +40,10 @@ type Table struct {
 	Vocab int       // words in the source vocabulary (ranks are < Vocab)
 	SIFA  float32   // the SIF parameter a
 	PC    []float32 // common component (unit length), or all zero
+	// Mean0 and W are the whitening (whiten.go); nil: the common
+	// component is removed instead.
+	Mean0 []float32
+	W     []float32
 	Words []string
 	Ranks []uint32
 
@@ -57,6 +61,13 @@ func Encode(t *Table, vecs [][]float32) ([]byte, error) {
 		return nil, fmt.Errorf("%w: inconsistent table", ErrFormat)
 	}
 	out := []byte(magic)
+	version := uint32(1)
+	if t.W != nil {
+		if len(t.W) != t.Dim*t.Dim || len(t.Mean0) != t.Dim {
+			return nil, fmt.Errorf("%w: whitening of the wrong size", ErrFormat)
+		}
+		version = 2
+	}
 	out = binary.LittleEndian.AppendUint32(out, version)
 	out = binary.LittleEndian.AppendUint32(out, uint32(t.Dim))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(vecs)))
@@ -68,6 +79,11 @@ func Encode(t *Table, vecs [][]float32) ([]byte, error) {
 			x = t.PC[i]
 		}
 		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+	}
+	if version == 2 {
+		for _, x := range append(append([]float32(nil), t.Mean0...), t.W...) {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+		}
 	}
 	for i, v := range vecs {
 		if len(v) != t.Dim {
@@ -108,8 +124,9 @@ func Decode(data []byte) (*Table, error) {
 	if len(data) < 24 || string(data[:4]) != magic {
 		return bad("magic")
 	}
-	if v := binary.LittleEndian.Uint32(data[4:]); v != version {
-		return bad(fmt.Sprintf("version %d", v))
+	version := binary.LittleEndian.Uint32(data[4:])
+	if version != 1 && version != 2 {
+		return bad(fmt.Sprintf("version %d", version))
 	}
 	t := &Table{
 		Dim:   int(binary.LittleEndian.Uint32(data[8:])),
@@ -128,6 +145,21 @@ func Decode(data []byte) (*Table, error) {
 	for i := range t.PC {
 		t.PC[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[p:]))
 		p += 4
+	}
+	if version == 2 {
+		if len(data)-p < 4*(t.Dim+t.Dim*t.Dim) {
+			return bad("truncated whitening")
+		}
+		ws := make([]float32, t.Dim+t.Dim*t.Dim)
+		for i := range ws {
+			f := math.Float32frombits(binary.LittleEndian.Uint32(data[p:]))
+			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+				return bad("whitening value")
+			}
+			ws[i] = f
+			p += 4
+		}
+		t.Mean0, t.W = ws[:t.Dim:t.Dim], ws[t.Dim:]
 	}
 	t.Words = make([]string, 0, n)
 	t.Ranks = make([]uint32, 0, n)
@@ -217,9 +249,10 @@ func (t *Table) Weight(i int) float32 { return t.weights[i] }
 // must be zeroed, length Dim) and returns how many tokens it used.
 func (t *Table) Mean(text string, out []float32) int {
 	n := 0
-	Tokens(text, func(tok string) {
+	var oov oovRand
+	scan(text, make([]byte, 0, 32), func(tok []byte) {
 		n++
-		if i, ok := t.index[tok]; ok {
+		if i, ok := t.index[string(tok)]; ok { // no allocation for the lookup
 			w := t.weights[i] * t.scale[i]
 			c := t.codes[int(i)*t.Dim : int(i+1)*t.Dim]
 			for k := range out {
@@ -227,7 +260,7 @@ func (t *Table) Mean(text string, out []float32) int {
 			}
 			return
 		}
-		t.addOOV(tok, out)
+		t.addOOV(tok, out, &oov)
 	})
 	if n > 0 {
 		inv := 1 / float32(n)
@@ -238,23 +271,44 @@ func (t *Table) Mean(text string, out []float32) int {
 	return n
 }
 
-func (t *Table) addOOV(tok string, out []float32) {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(tok))
-	r := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+// oovRand is the generator of one Mean call, made on its first unknown
+// token and re-seeded for each: one allocation a text, not two a token.
+type oovRand struct {
+	pcg *rand.PCG
+	r   *rand.Rand
+}
+
+func (t *Table) addOOV(tok []byte, out []float32, g *oovRand) {
+	// FNV-1a 64 inline: hash/fnv's interface value would allocate per token.
+	h := uint64(14695981039346656037)
+	for _, c := range tok {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	if g.pcg == nil {
+		g.pcg = rand.NewPCG(0, 0)
+		g.r = rand.New(g.pcg)
+	}
+	g.pcg.Seed(h, 0x5eed)
 	// A Gaussian vector of dim components has norm ≈ √dim.
 	w := t.oovW * t.oovNorm / float32(math.Sqrt(float64(t.Dim)))
 	for k := range out {
-		out[k] += w * float32(r.NormFloat64())
+		out[k] += w * float32(g.r.NormFloat64())
 	}
 }
 
 // Embed writes the sentence embedding of text to out (length Dim): the
-// SIF-weighted mean, minus its projection on the common component, L2
+// SIF-weighted mean, normalised and whitened when the table has a
+// whitening, else minus its projection on the common component; L2
 // normalised. A text without tokens embeds to the zero vector.
 func (t *Table) Embed(text string, out []float32) {
 	clear(out)
 	if t.Mean(text, out) == 0 {
+		return
+	}
+	if t.W != nil {
+		Normalize(out)
+		t.applyWhitening(out)
 		return
 	}
 	RemoveComponent(out, t.PC)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestTokens(t *testing.T) {
@@ -88,6 +89,11 @@ func FuzzDecode(f *testing.F) {
 	_, data := testTable(f)
 	f.Add(data)
 	f.Add([]byte("CXWV"))
+	white := &Table{Dim: 2, Vocab: 10, SIFA: 1e-3, Words: []string{"a", "b"}, Ranks: []uint32{1, 2},
+		Mean0: []float32{0.5, 0}, W: []float32{2, 0, 0, 1}}
+	if d2, err := Encode(white, [][]float32{{1, 0}, {0, 1}}); err == nil {
+		f.Add(d2)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := Decode(data)
 		if err != nil {
@@ -111,4 +117,63 @@ func FuzzTokens(f *testing.F) {
 			}
 		})
 	})
+}
+
+// tokensOracle is the first tokenizer (through []rune and
+// strings.ToLower), kept as the oracle of the allocation-free scan.
+func tokensOracle(text string, fn func(tok string)) {
+	rs := []rune(text)
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+	isApos := func(r rune) bool { return r == '\'' || r == '\u2019' }
+	for i := 0; i < len(rs); {
+		if !isWord(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && (isWord(rs[j]) || (isApos(rs[j]) && j+1 < len(rs) && unicode.IsLetter(rs[j+1]) && j > i && unicode.IsLetter(rs[j-1]))) {
+			j++
+		}
+		word := strings.ToLower(strings.ReplaceAll(string(rs[i:j]), "\u2019", "'"))
+		i = j
+		if !strings.ContainsRune(word, '\'') {
+			fn(word)
+			continue
+		}
+		contraction(word, fn)
+	}
+}
+
+func FuzzTokensOracle(f *testing.F) {
+	for _, s := range []string{"Can't won't rock'n'roll", "L’Été d'Ünïcode 42x", "a\xffb'c", "ǅemal İstanbul ΣΑΣ", "x'1 'quoted' it's", "é́́a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got, want []string
+		Tokens(s, func(tok string) { got = append(got, tok) })
+		tokensOracle(s, func(tok string) { want = append(want, tok) })
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Fatalf("Tokens(%q) = %q, oracle %q", s, got, want)
+		}
+	})
+}
+
+func BenchmarkMean(b *testing.B) {
+	tab := &Table{Dim: 4, Vocab: 100, SIFA: 1e-3, PC: []float32{1, 0, 0, 0},
+		Words: []string{"the", "car", "engine"}, Ranks: []uint32{0, 10, 50}}
+	data, err := Encode(tab, [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dt, err := Decode(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("The car's Engine would not start; the ENGINE failed in Zürich. ", 30)
+	out := make([]float32, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(out)
+		dt.Mean(text, out)
+	}
 }

@@ -1,0 +1,101 @@
+package wordvec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestWhitenOracle: the whitened sample has mean 0 and, for ε = 0, the
+// identity covariance, the oracle of a correct eigen-decomposition; the
+// rows come in decreasing variance.
+func TestWhitenOracle(t *testing.T) {
+	const dim, n = 6, 4000
+	r := rand.New(rand.NewPCG(1, 2))
+	scales := []float64{5, 3, 2, 1, 0.5, 0.25}
+	sample := make([][]float32, n)
+	for i := range sample {
+		v := make([]float32, dim)
+		for k := range v {
+			v[k] = float32(scales[k]*r.NormFloat64() + float64(k))
+		}
+		// mix the axes so the decomposition has work to do
+		v[0], v[1] = v[0]+0.5*v[1], v[1]-0.5*v[0]
+		sample[i] = v
+	}
+	mean, w := Whiten(sample, dim, 0)
+	cov := make([]float64, dim*dim)
+	mu := make([]float64, dim)
+	ys := make([][]float64, n)
+	for i, v := range sample {
+		y := make([]float64, dim)
+		for a := 0; a < dim; a++ {
+			for k := 0; k < dim; k++ {
+				y[a] += float64(w[a*dim+k]) * (float64(v[k]) - float64(mean[k]))
+			}
+			mu[a] += y[a] / n
+		}
+		ys[i] = y
+	}
+	for _, y := range ys {
+		for a := 0; a < dim; a++ {
+			for b := 0; b < dim; b++ {
+				cov[a*dim+b] += (y[a] - mu[a]) * (y[b] - mu[b]) / n
+			}
+		}
+	}
+	for a := 0; a < dim; a++ {
+		if math.Abs(mu[a]) > 1e-4 {
+			t.Fatalf("whitened mean %v", mu)
+		}
+		for b := 0; b < dim; b++ {
+			want := 0.0
+			if a == b {
+				want = 1
+			}
+			if math.Abs(cov[a*dim+b]-want) > 1e-3 {
+				t.Fatalf("whitened covariance [%d][%d] = %v, want %v", a, b, cov[a*dim+b], want)
+			}
+		}
+	}
+	// Row norms are 1/√λ: the first (largest variance) row is shortest.
+	norm := func(r int) float64 {
+		s := 0.0
+		for k := 0; k < dim; k++ {
+			s += float64(w[r*dim+k]) * float64(w[r*dim+k])
+		}
+		return s
+	}
+	for r := 1; r < dim; r++ {
+		if norm(r) < norm(r-1) {
+			t.Fatalf("row %d norm %v below row %d's %v", r, norm(r), r-1, norm(r-1))
+		}
+	}
+}
+
+// TestEncodeWhitening: a table with whitening round-trips as version 2
+// and embeds through it; a wrong-sized whitening is refused.
+func TestEncodeWhitening(t *testing.T) {
+	tab := &Table{Dim: 2, Vocab: 10, SIFA: 1e-3, Words: []string{"a", "b"}, Ranks: []uint32{1, 2},
+		Mean0: []float32{0.5, 0}, W: []float32{2, 0, 0, 1}}
+	data, err := Encode(tab, [][]float32{{1, 0}, {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data[4] != 2 || len(dt.W) != 4 || dt.Mean0[0] != 0.5 {
+		t.Fatalf("version %d, W %v, mean %v", data[4], dt.W, dt.Mean0)
+	}
+	out := make([]float32, 2)
+	dt.Embed("a", out) // (1,0) − (0.5,0) = (0.5,0) → W → (1,0)
+	if math.Abs(float64(out[0])-1) > 1e-6 || math.Abs(float64(out[1])) > 1e-6 {
+		t.Fatalf("embed = %v, want (1, 0)", out)
+	}
+	tab.W = tab.W[:3]
+	if _, err := Encode(tab, [][]float32{{1, 0}, {0, 1}}); err == nil {
+		t.Fatal("wrong-sized whitening encoded")
+	}
+}
