@@ -139,7 +139,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
 		var ce *config.Error
-		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) {
+		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) || errors.Is(err, contextd.ErrCompressionChanged) {
 			return exitConfig
 		}
 		return exitFail
