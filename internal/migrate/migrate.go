@@ -173,4 +173,3 @@ func convert(codecs *compress.Codecs, to *compress.Codec, ch persist.KeyedChunk)
 	}
 	return f, true, nil
 }
-
