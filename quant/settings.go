@@ -32,26 +32,3 @@ func (s Settings) Quantizer(dim int) (*Quantizer, error) {
 	}
 	return New(Config{Dim: dim, Bits: s.Bits, Variant: s.Variant, Seed: s.Seed})
 }
-
-// Status is the compression block of get_statistics (C.15), in the shape
-// of the root package's FeatureStatus.
-type Status struct {
-	Enabled   bool   `json:"enabled"`
-	Available bool   `json:"available"`
-	Message   string `json:"message,omitempty"`
-}
-
-// NotBootstrapped is C.15's message for compression that is on while the
-// store holds no compression provenance; SQL keeps float32 vectors and
-// no compression_metadata row in this build.
-const NotBootstrapped = "Compression enabled but provenance not bootstrapped"
-
-// Status reports s for get_statistics: off without embeddings or when
-// disabled, else enabled and not available (NotBootstrapped), since the
-// stored vectors are not compressed yet.
-func (s Settings) Status(embeddings bool) Status {
-	if s.Disabled || !embeddings {
-		return Status{}
-	}
-	return Status{Enabled: true, Message: NotBootstrapped}
-}

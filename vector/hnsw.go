@@ -129,13 +129,14 @@ type Index struct {
 	quant  *quant.Quantizer
 	codes  []byte // code mode: node i at [i*csize, (i+1)*csize)
 	csize  int
-	slab   []float32  // nodeInto scratch (writers only)
-	keys   []uint64   // node -> key
-	levels []uint8    // node -> top layer
-	links0 []uint32   // node i at [i*(m0+1)]: count, then neighbours
-	upper  [][]uint32 // node -> layers 1..level, each [count, M neighbours]
-	dead   bitset     // tombstoned or freed
-	freed  bitset     // slot is free for reuse
+	slab   []float32    // nodeInto scratch (writers only)
+	pruneQ *quant.Query // pruneQuery scratch (writers only)
+	keys   []uint64     // node -> key
+	levels []uint8      // node -> top layer
+	links0 []uint32     // node i at [i*(m0+1)]: count, then neighbours
+	upper  [][]uint32   // node -> layers 1..level, each [count, M neighbours]
+	dead   bitset       // tombstoned or freed
+	freed  bitset       // slot is free for reuse
 	free   []uint32
 	byKey  map[uint64]uint32
 

@@ -193,9 +193,18 @@ func (ix *Index) link(from, to uint32, d float32, l int) {
 		return
 	}
 	cs := make([]cand, 0, len(ns)+1)
-	fv := ix.nodeInto(from, 0)
-	for _, n := range ns {
-		cs = append(cs, cand{ix.o.Metric.dist(fv, ix.nodeInto(n, 1)), n})
+	if qq := ix.pruneQuery(from); qq != nil {
+		// Code mode: from's reconstruction against its neighbours' codes
+		// through the tables, instead of decoding every neighbour (up to
+		// 2·M per link, M links per insert); see pruneQuery.
+		for _, n := range ns {
+			cs = append(cs, cand{ix.codeDist(qq, n), n})
+		}
+	} else {
+		fv := ix.nodeInto(from, 0)
+		for _, n := range ns {
+			cs = append(cs, cand{ix.o.Metric.dist(fv, ix.nodeInto(n, 1)), n})
+		}
 	}
 	cs = append(cs, cand{d, to})
 	sortCands(cs)
