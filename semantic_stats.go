@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/contextd/contextd/index/chunk"
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -96,15 +97,16 @@ func (e *Engine) rerankingStatus() RerankingStatus {
 	return RerankingStatus{Enabled: true, Available: true, Provider: r.Provider, Model: r.Model}
 }
 
-// embeddingsSizeMB is the deployment-wide size of the stored vectors.
-func (e *Engine) embeddingsSizeMB(ctx context.Context) (*float64, error) {
+// embeddingsSizeMB is the deployment-wide size of the stored vectors and
+// whether it is an estimate (compress.StoredSize).
+func (e *Engine) embeddingsSizeMB(ctx context.Context) (*float64, *bool, error) {
 	if e.vec == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	n, err := e.st.EmbeddingBytes(ctx)
+	n, estimated, err := compress.StoredSize(ctx, e.st, e.gen.Codec())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mb := round2(float64(n) / (1 << 20))
-	return &mb, nil
+	return &mb, &estimated, nil
 }

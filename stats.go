@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/internal/deployment"
 )
 
@@ -67,7 +68,7 @@ type Statistics struct {
 	Chunking            ChunkingStatus    `json:"chunking"`
 	Reranking           RerankingStatus   `json:"reranking"`
 	Summary             SummaryStatus     `json:"summary"`
-	Compression         FeatureStatus     `json:"compression"`
+	Compression         compress.Status   `json:"compression"`
 	IndexTree           IndexTreeStatus   `json:"index_tree"`
 }
 
@@ -104,17 +105,13 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		Summary:           e.summaryStatus(s),
 		Chunking:          e.chunkingStatus(),
 		Reranking:         e.rerankingStatus(),
-		Compression:       FeatureStatus(e.cfg.Embedding.Compression.Status(e.gen.Embedder() != nil)),
+		Compression:       e.gen.CompressionStatus(),
 	}
 	if out.SemanticSearch, err = e.semanticStatus(ctx, acc, s.TotalEntries); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)
 	}
-	if out.EmbeddingsSizeMB, err = e.embeddingsSizeMB(ctx); err != nil {
+	if out.EmbeddingsSizeMB, out.EmbeddingsEstimated, err = e.embeddingsSizeMB(ctx); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)
-	}
-	if out.EmbeddingsSizeMB != nil {
-		exact := false // the size of the stored float32 vectors, not an estimate
-		out.EmbeddingsEstimated = &exact
 	}
 	if out.IndexTree, err = e.indexTreeStatus(ctx, acc); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)

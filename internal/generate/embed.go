@@ -174,7 +174,16 @@ func (g *Generator) CheckModel(ctx context.Context, st ModelStore) error {
 	if g.codecErr != nil {
 		return g.codecErr
 	}
-	return compress.Check(ctx, st, g.codec)
+	if err := compress.Check(ctx, st, g.codec); err != nil {
+		return err
+	}
+	g.checked.Store(true)
+	return nil
+}
+
+// CompressionStatus is get_statistics' compression block.
+func (g *Generator) CompressionStatus() compress.Status {
+	return compress.StatusOf(g.codec, g.checked.Load())
 }
 
 func (g *Generator) checkModel(ctx context.Context, st ModelStore) error {

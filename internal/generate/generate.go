@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
@@ -44,7 +45,8 @@ type Generator struct {
 	sumSem   chan struct{} // SUMMARY_MAX_CONCURRENT, shared with node summaries
 	embedSem chan struct{} // EMBEDDING_MAX_CONCURRENT
 	codec    *compress.Codec
-	codecErr error // reported by CheckModel
+	codecErr error       // reported by CheckModel
+	checked  atomic.Bool // CheckModel confirmed the provenance
 }
 
 // New returns a Generator for opts.
