@@ -15,17 +15,23 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 	if err := ix.checkVector(vec); err != nil {
 		return err
 	}
+	ix.put(key, vec, nil)
+	return nil
+}
+
+// put stores key (vec, or its code when not nil) and links it, replacing
+// the key's previous node.
+func (ix *Index) put(key uint64, vec []float32, code []byte) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if old, ok := ix.byKey[key]; ok {
 		ix.tombstone(old)
 	}
-	id, qv := ix.alloc(key, vec, nil)
+	id, qv := ix.alloc(key, vec, code)
 	ix.insert(id, qv)
 	ix.byKey[key] = id
 	ix.live++
 	ix.maybeRepair()
-	return nil
 }
 
 // AddCode inserts key from its code record (the form of the index's
@@ -51,16 +57,7 @@ func (ix *Index) AddCode(key uint64, code []byte) error {
 	if err := ix.checkVector(qv); err != nil { // a corrupt norm decodes to NaN
 		return err
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if old, ok := ix.byKey[key]; ok {
-		ix.tombstone(old)
-	}
-	id, _ := ix.alloc(key, qv, code)
-	ix.insert(id, qv)
-	ix.byKey[key] = id
-	ix.live++
-	ix.maybeRepair()
+	ix.put(key, qv, code)
 	return nil
 }
 
