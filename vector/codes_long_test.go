@@ -2,7 +2,9 @@ package vector
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -82,4 +84,57 @@ func TestQuantRecallGloVe100k(t *testing.T) {
 	testtier.Long(t)
 	data, queries := gloveSet(t, 100_000, 500)
 	quantRecall100k(t, data, queries)
+}
+
+// TestQuantEfConstruction (long tier) is the measurement behind the
+// engine's efConstruction on codes (internal/search graphOptions): CPU
+// per insert and recall@10 against exact float32 of a codes-only L2 graph
+// of built-in sentence vectors (CONTEXTD_VECTOR_EF_N vectors, default
+// 100k) at efConstruction 128, 64 and 48, beside float32 at 128.
+func TestQuantEfConstruction(t *testing.T) {
+	testtier.Long(t)
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("CONTEXTD_VECTOR_EF_N")); err == nil && v > 0 {
+		n = v
+	}
+	data, queries := gloveSet(t, n, 500)
+	truth := floatTruthL2(data, queries, 10)
+	dim := len(data[0])
+	for _, c := range []struct {
+		codes bool
+		ef    int
+	}{{false, 128}, {true, 128}, {true, 64}, {true, 48}} {
+		o := Options{Metric: L2, EfConstruction: c.ef}
+		if c.codes {
+			o.Quantizer = mustQuant(t, dim, 4, quant.MSE)
+		}
+		c0 := processCPU()
+		ix := build(t, data, o)
+		cpu := processCPU() - c0
+		t.Logf("codes %v efConstruction %d: %.0f cpu-µs/insert, recall@10 graph %.4f, exact scan %.4f", c.codes, c.ef,
+			float64(cpu.Microseconds())/float64(n),
+			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{}),
+			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{Exact: true}))
+	}
+}
+
+// floatTruthL2 is floatTruth for the L2 metric.
+func floatTruthL2(data, queries [][]float32, k int) [][]uint64 {
+	out := make([][]uint64, len(queries))
+	for i, q := range queries {
+		h := make(maxHeap, 0, k+1)
+		for j, v := range data {
+			c := cand{l2sq(q, v), uint32(j)}
+			if len(h) < k {
+				h.push(c)
+			} else if c.less(h.top()) {
+				h.pop()
+				h.push(c)
+			}
+		}
+		for _, c := range h.sorted() {
+			out[i] = append(out[i], uint64(c.id))
+		}
+	}
+	return out
 }
