@@ -8,8 +8,10 @@
 // (asymmetric distance, nothing decoded), and the fingerprint of the
 // realised rotation that the store records as provenance.
 //
-// It is pure Go, allocation-free on the scoring path, and depends only on
-// the errors package: vector and the storage layers build on it.
+// It is Go with one AVX2 kernel (4-bit mse scoring, score_amd64.s, used
+// when the CPU has AVX2 and FMA; a scalar loop otherwise), allocation-free
+// on the scoring path, and depends only on the errors package and
+// golang.org/x/sys/cpu: vector and the storage layers build on it.
 //
 //	q, _ := quant.New(quant.Config{Dim: 384, Bits: 4}) // mse, seed 0
 //	code, _ := q.Encode(nil, vec)                      // 196 bytes, not 1536
