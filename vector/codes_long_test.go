@@ -98,7 +98,7 @@ func TestQuantEfConstruction(t *testing.T) {
 		n = v
 	}
 	data, queries := gloveSet(t, n, 500)
-	truth := floatTruthL2(data, queries, 10)
+	truth := truthBy(data, queries, 10, l2sq)
 	dim := len(data[0])
 	for _, c := range []struct {
 		codes bool
@@ -116,25 +116,4 @@ func TestQuantEfConstruction(t *testing.T) {
 			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{}),
 			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{Exact: true}))
 	}
-}
-
-// floatTruthL2 is floatTruth for the L2 metric.
-func floatTruthL2(data, queries [][]float32, k int) [][]uint64 {
-	out := make([][]uint64, len(queries))
-	for i, q := range queries {
-		h := make(maxHeap, 0, k+1)
-		for j, v := range data {
-			c := cand{l2sq(q, v), uint32(j)}
-			if len(h) < k {
-				h.push(c)
-			} else if c.less(h.top()) {
-				h.pop()
-				h.push(c)
-			}
-		}
-		for _, c := range h.sorted() {
-			out[i] = append(out[i], uint64(c.id))
-		}
-	}
-	return out
 }

@@ -26,11 +26,16 @@ func mustQuant(tb testing.TB, dim, bits int, v quant.Variant) *quant.Quantizer {
 // floatTruth is the exact float32 top k of every query (Cosine, as the
 // indexes under test), the oracle of the recall figures below.
 func floatTruth(data, queries [][]float32, k int) [][]uint64 {
+	return truthBy(data, queries, k, func(q, v []float32) float32 { return 1 - dot(q, v) })
+}
+
+// truthBy is the exact top k of every query by dist.
+func truthBy(data, queries [][]float32, k int, dist func(q, v []float32) float32) [][]uint64 {
 	out := make([][]uint64, len(queries))
 	for i, q := range queries {
 		h := make(maxHeap, 0, k+1)
 		for j, v := range data {
-			c := cand{1 - dot(q, v), uint32(j)}
+			c := cand{dist(q, v), uint32(j)}
 			if len(h) < k {
 				h.push(c)
 			} else if c.less(h.top()) {
