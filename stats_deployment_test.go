@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/model/builtin"
+	"github.com/contextd/contextd/quant"
 )
 
 // TestStatisticsDeploymentFiguresNeedOperatorRole (issue 11, R-060): with
@@ -19,8 +20,10 @@ import (
 // move; without a role configured every caller sees them.
 func TestStatisticsDeploymentFiguresNeedOperatorRole(t *testing.T) {
 	eng, err := Open(context.Background(), Config{
-		DBPath:       filepath.Join(t.TempDir(), "ctx.db"),
-		Embedding:    EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin"},
+		DBPath: filepath.Join(t.TempDir(), "ctx.db"),
+		// float32 vectors: 40 entries move embeddings_size_mb at two
+		// decimals, their 78-byte codes would not.
+		Embedding:    EmbeddingConfig{Embedder: &builtin.Embedder{}, Provider: "builtin", Compression: quant.Settings{Disabled: true}},
 		OperatorRole: "operator",
 	})
 	if err != nil {
