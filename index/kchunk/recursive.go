@@ -54,7 +54,8 @@ func (c *chunker) split(s span, seps []string, max int) ([]span, error) {
 		parts = append(parts, span{at, at + i + keep})
 		at += i + len(sep)
 	}
-	sepTokens := c.r.tok.Count(sep)
+	// Count, not Count's whitespace rule: a dropped "\n" is still a token.
+	sepTokens := len(c.r.tok.Encode(sep[keep:]))
 	var out, buf []span
 	var bufTokens []int
 	total := 0
@@ -68,12 +69,15 @@ func (c *chunker) split(s span, seps []string, max int) ([]span, error) {
 		}
 		if c.tokens(m) > max {
 			// The sum of the parts' counts underestimated the joined text
-			// (BPE merges across a separator): cut it exactly.
+			// (rare: the pre-tokeniser mostly splits at separators): cut
+			// it with the next separators, and carry no overlap past it so
+			// chunks stay in order.
 			sub, err := c.split(m, seps[k+1:], max)
 			if err != nil {
 				return err
 			}
 			out = append(out, sub...)
+			buf, bufTokens, total = buf[:0], bufTokens[:0], 0
 			return nil
 		}
 		out = append(out, m)
