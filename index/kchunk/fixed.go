@@ -25,14 +25,14 @@ func (c *chunker) window(pos, hi, limit int) int {
 	var end int
 	for {
 		if probe >= hi {
-			end = pos + c.r.tok.IndexAt(c.text[pos:hi], limit)
+			end = pos + c.indexAt(c.text[pos:hi], limit)
 			break
 		}
 		for probe < hi && !utf8.RuneStart(c.text[probe]) {
 			probe++
 		}
-		if ids := c.r.tok.Encode(c.text[pos:probe]); len(ids) > limit+8 {
-			end = pos + c.r.tok.IndexAt(c.text[pos:probe], limit)
+		if c.count(c.text[pos:probe]) > limit+8 {
+			end = pos + c.indexAt(c.text[pos:probe], limit)
 			break
 		}
 		probe = pos + 2*(probe-pos)
@@ -42,7 +42,7 @@ func (c *chunker) window(pos, hi, limit int) int {
 		if s.end <= s.start || c.tokens(s) <= limit {
 			break
 		}
-		shorter := s.start + c.r.tok.IndexAt(c.text[s.start:s.end], limit-1)
+		shorter := s.start + c.indexAt(c.text[s.start:s.end], limit-1)
 		if shorter >= end || shorter <= pos {
 			break
 		}
@@ -82,9 +82,9 @@ func (c *chunker) fixed(all span) ([]span, error) {
 		}
 		next := end
 		if chunk := c.text[pos:end]; c.r.overlap > 0 {
-			total := c.r.tok.Count(chunk)
+			total := c.count(chunk)
 			if total > c.r.overlap {
-				next = pos + c.r.tok.IndexAt(chunk, total-c.r.overlap)
+				next = pos + c.indexAt(chunk, total-c.r.overlap)
 			}
 		}
 		if next <= pos {

@@ -163,7 +163,7 @@ func Split(ctx context.Context, name, text string, o Options) ([]Chunk, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	c := &chunker{ctx: ctx, text: text, r: r}
+	c := &chunker{ctx: ctx, text: text, r: r, cache: pieceCache{}}
 	var spans []span
 	switch r.strategy {
 	case FixedSize:
@@ -183,12 +183,17 @@ func Split(ctx context.Context, name, text string, o Options) ([]Chunk, error) {
 
 // chunker carries one Split call's state.
 type chunker struct {
-	ctx  context.Context
-	text string
-	r    resolved
+	ctx   context.Context
+	text  string
+	r     resolved
+	cache pieceCache // merges of the pieces seen in this call
 }
 
-func (c *chunker) tokens(s span) int { return c.r.tok.Count(c.text[s.start:s.end]) }
+func (c *chunker) tokens(s span) int { return c.count(c.text[s.start:s.end]) }
+
+func (c *chunker) count(s string) int { return c.r.tok.count(s, c.cache) }
+
+func (c *chunker) indexAt(s string, n int) int { return c.r.tok.indexAt(s, n, c.cache) }
 
 // chunks turns spans into Chunks, prefixing a breadcrumb when given.
 func (c *chunker) chunks(spans []span, header string) []Chunk {
@@ -198,7 +203,7 @@ func (c *chunker) chunks(spans []span, header string) []Chunk {
 		if header != "" {
 			t = header + "\n\n" + t
 		}
-		out = append(out, Chunk{Text: t, Start: s.start, End: s.end, Tokens: c.r.tok.Count(t), HeaderPath: header})
+		out = append(out, Chunk{Text: t, Start: s.start, End: s.end, Tokens: c.count(t), HeaderPath: header})
 	}
 	return out
 }

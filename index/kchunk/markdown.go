@@ -107,9 +107,9 @@ func (c *chunker) markdown() ([]Chunk, error) {
 func (c *chunker) sectionSpans(body span, crumb string, fences []span) ([]span, error) {
 	budget := c.r.max
 	if crumb != "" {
-		budget -= c.r.tok.Count(crumb + "\n\n")
+		budget -= c.count(crumb + "\n\n")
 		budget = max(budget, c.r.max/4, 1)
-		if c.r.tok.Count(crumb+"\n\n"+c.text[body.start:body.end]) <= c.r.max {
+		if c.count(crumb+"\n\n"+c.text[body.start:body.end]) <= c.r.max {
 			return []span{body}, nil
 		}
 	} else if c.tokens(body) <= budget {
