@@ -3,7 +3,11 @@ package kchunk
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/contextd/contextd/index/extract"
+	"github.com/contextd/contextd/model/builtin"
 )
 
 // BenchmarkSplit sweeps document sizes for each strategy (fixed seeds;
@@ -47,15 +51,44 @@ func BenchmarkCount(b *testing.B) {
 // markdownDoc is a Markdown document with a heading every 3 paragraphs
 // and a fenced block every 10.
 func markdownDoc(paras int) string {
-	out := ""
+	var out strings.Builder
 	for i := 0; i < paras; i++ {
 		if i%3 == 0 {
-			out += fmt.Sprintf("## Section %d\n\n", i)
+			fmt.Fprintf(&out, "## Section %d\n\n", i)
 		}
 		if i%10 == 5 {
-			out += "```go\nfunc main() { println(\"hi\") }\n```\n\n"
+			out.WriteString("```go\nfunc main() { println(\"hi\") }\n```\n\n")
 		}
-		out += prose(int64(i), 1, 6)
+		out.WriteString(prose(int64(i), 1, 6))
 	}
-	return out
+	return out.String()
+}
+
+// BenchmarkSplitFiftyPagePDF chunks the text of the 50-page LibreOffice
+// PDF of index/extract with the defaults (Semantic, 512 tokens) and the
+// built-in embedder for the sentence windows, the work ingestion does
+// per document between extraction and indexing.
+func BenchmarkSplitFiftyPagePDF(b *testing.B) {
+	ctx := context.Background()
+	doc, err := extract.File(ctx, "../extract/testdata/libreoffice/fifty-pages.pdf", extract.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var emb builtin.Embedder
+	tk := tok(b)
+	for _, s := range []string{Semantic, Recursive, FixedSize} {
+		b.Run(s, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc.Text)))
+			var n int
+			for b.Loop() {
+				cs, err := Split(ctx, "fifty-pages.pdf", doc.Text, Options{Strategy: s, Embed: emb.Embed, Tokenizer: tk})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(cs)
+			}
+			b.ReportMetric(float64(n), "chunks")
+		})
+	}
 }

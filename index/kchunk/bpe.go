@@ -84,7 +84,9 @@ func pieceEnd(s string, i int) int {
 	return w
 }
 
-func isSymbol(r rune) bool { return !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsNumber(r) }
+func isSymbol(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsNumber(r)
+}
 
 // scan returns the end of the run of runes from i that satisfy f.
 func scan(s string, i int, f func(rune) bool) int {
