@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -114,14 +115,21 @@ func twoTopics() (string, int) {
 func TestSemanticB3(t *testing.T) {
 	text, boundary := twoTopics()
 	calls := 0
+	var seen []string
 	embed := func(ctx context.Context, xs []string) ([][]float32, error) {
 		calls++
+		seen = xs
 		return topicEmbed(ctx, xs)
 	}
 	cs := split(t, "a.txt", text, Options{Strategy: Semantic, Embed: embed, MinTokens: 10})
 	check(t, "a.txt", text, cs, DefaultMaxTokens)
 	if calls != 1 {
 		t.Errorf("embedder called %d times, want one batch", calls)
+	}
+	// SemanticBufferSize 1: each sentence is embedded with its neighbours.
+	sents := texts(text, sentences(text))
+	if len(seen) != len(sents) || seen[0] != sents[0]+" "+sents[1] || seen[1] != sents[0]+" "+sents[1]+" "+sents[2] || seen[len(seen)-1] != sents[len(sents)-2]+" "+sents[len(sents)-1] {
+		t.Errorf("sentence windows: %q", seen[:2])
 	}
 	found := false
 	for _, c := range cs {
@@ -140,6 +148,45 @@ func TestSemanticB3(t *testing.T) {
 	split(t, "a.txt", "Only one sentence here.", Options{Strategy: Semantic, Embed: embed})
 	if calls != 0 {
 		t.Errorf("single sentence called the embedder %d times", calls)
+	}
+}
+
+// TestPercentileB3: rank = p/100·(m−1) with linear interpolation; p ≤ 0
+// is the minimum, p ≥ 100 the maximum.
+func TestPercentileB3(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	for _, tc := range []struct{ p, want float64 }{{95, 4.8}, {50, 3}, {0, 1}, {-3, 1}, {100, 5}, {120, 5}, {25, 2}} {
+		if got := percentile(xs, tc.p); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("percentile(%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	if xs[0] != 5 {
+		t.Error("percentile sorted its input in place")
+	}
+}
+
+// TestSemanticFewSentencesUseFixedThreshold: with fewer than 5 distances
+// the break is where cosine similarity drops below 0.5 (B3 step 4), so
+// five sentences on one subject stay one chunk even with a small limit
+// on the minimum.
+func TestSemanticFewSentencesUseFixedThreshold(t *testing.T) {
+	text := "The river flooded the valley. The river flood rose. Valley farmers watched the river flood. River flood warnings came early. The valley river flooded again."
+	cs := split(t, "a.txt", text, Options{Strategy: Semantic, Embed: topicEmbed, MinTokens: 1})
+	if len(cs) != 1 {
+		t.Errorf("one subject, 4 distances: %d chunks %q", len(cs), chunkTexts(cs))
+	}
+	// Orthogonal windows (similarity 0 < 0.5) break at every sentence.
+	orth := func(_ context.Context, xs []string) ([][]float32, error) {
+		out := make([][]float32, len(xs))
+		for i := range xs {
+			out[i] = make([]float32, len(xs))
+			out[i][i] = 1
+		}
+		return out, nil
+	}
+	cs = split(t, "a.txt", "One apple here. Two bananas there. Three cherries everywhere.", Options{Strategy: Semantic, Embed: orth, MinTokens: 1})
+	if len(cs) != 3 {
+		t.Errorf("orthogonal windows: %d chunks %q", len(cs), chunkTexts(cs))
 	}
 }
 
