@@ -2,7 +2,6 @@ package kgolden
 
 import (
 	"context"
-	"math"
 	"sort"
 	"testing"
 
@@ -20,7 +19,7 @@ type chunked struct {
 // sits beside, without the engine: every document chunked by kchunk (the
 // default Semantic strategy with the built-in embedder; Markdown
 // heading-aware), chunks and queries embedded by the built-in embedder,
-// chunks ranked by cosine similarity. It is the Semantic leg alone; it must
+// chunks ranked by cosine similarity (dot product of unit vectors). It is the Semantic leg alone; it must
 // already reach the requirements' Hybrid gate (measured 2026-12-03: 44
 // chunks, P@3 0.955, MRR 0.943, nDCG@5 0.950, Recall@10 1.000), which
 // catches a chunker that breaks retrieval. The Hybrid gate itself is
@@ -58,7 +57,7 @@ func TestSemanticBaselineBuiltin(t *testing.T) {
 		order := make([]int, len(chunks))
 		score := make([]float64, len(chunks))
 		for i, c := range chunks {
-			order[i], score[i] = i, cos(qv[0], c.vec)
+			order[i], score[i] = i, dot(qv[0], c.vec)
 		}
 		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
 		out := make([]string, len(order))
@@ -81,15 +80,12 @@ func TestSemanticBaselineBuiltin(t *testing.T) {
 	}
 }
 
-func cos(a, b []float32) float64 {
-	var d, x, y float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-		x += float64(a[i]) * float64(a[i])
-		y += float64(b[i]) * float64(b[i])
+// dot is the cosine of two built-in embeddings, which are unit length
+// (or zero, scoring 0).
+func dot(a, b []float32) float64 {
+	var d float64
+	for i, x := range a {
+		d += float64(x) * float64(b[i])
 	}
-	if x == 0 || y == 0 {
-		return 0
-	}
-	return d / math.Sqrt(x*y)
+	return d
 }
