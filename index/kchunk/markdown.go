@@ -95,11 +95,26 @@ func (c *chunker) markdown() ([]Chunk, error) {
 		if i+1 < len(heads) {
 			end = heads[i+1].s.start
 		}
-		if err := section(span{h.s.end, end}, strings.Join(titles, " > ")); err != nil {
+		if err := section(span{h.s.end, end}, c.breadcrumb(titles)); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// breadcrumb joins the open headings with " > ", keeping it under half
+// of MaxTokens so the section text always has room: the outermost headings
+// are left out first, then the innermost one is cut by tokens.
+func (c *chunker) breadcrumb(titles []string) string {
+	limit := (c.r.max - 1) / 2 // the blank line after it is one more token
+	for len(titles) > 1 && c.count(strings.Join(titles, " > ")) > limit {
+		titles = titles[1:]
+	}
+	crumb := strings.Join(titles, " > ")
+	for n := limit; n >= 0 && c.count(crumb) > limit; n-- {
+		crumb = strings.TrimSpace(crumb[:c.indexAt(crumb, n)])
+	}
+	return crumb
 }
 
 // sectionSpans cuts one section body so each chunk, prefixed with crumb,
@@ -107,8 +122,7 @@ func (c *chunker) markdown() ([]Chunk, error) {
 func (c *chunker) sectionSpans(body span, crumb string, fences []span) ([]span, error) {
 	budget := c.r.max
 	if crumb != "" {
-		budget -= c.count(crumb + "\n\n")
-		budget = max(budget, c.r.max/4, 1)
+		budget = max(budget-c.count(crumb+"\n\n"), 1)
 		if c.count(crumb+"\n\n"+c.text[body.start:body.end]) <= c.r.max {
 			return []span{body}, nil
 		}

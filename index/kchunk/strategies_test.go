@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	cerrors "github.com/contextd/contextd/errors"
@@ -337,4 +340,69 @@ func chunkTexts(cs []Chunk) []string {
 		out[i] = c.Text
 	}
 	return out
+}
+
+// TestMarkdownLongBreadcrumbFits: headings longer than the limit are
+// shortened (outer ones dropped, then the inner one cut) so every chunk,
+// breadcrumb included, fits.
+func TestMarkdownLongBreadcrumbFits(t *testing.T) {
+	long := strings.Repeat("very long heading words ", 12)
+	md := "# " + long + "\n\n## Inner " + long + "\n\n" + prose(12, 4, 6)
+	for _, max := range []int{1, 2, 3, 8, 40} {
+		cs := split(t, "long.md", md, Options{MaxTokens: max})
+		check(t, "long.md", md, cs, max)
+	}
+	cs := split(t, "long.md", md, Options{MaxTokens: 40})
+	if !strings.HasPrefix(cs[len(cs)-1].HeaderPath, "Inner very long") {
+		t.Errorf("the innermost heading should be kept: %q", cs[len(cs)-1].HeaderPath)
+	}
+}
+
+// TestGoldenDocumentsProperties runs the strategies over the golden set's
+// real documents with the defaults and a small limit.
+func TestGoldenDocumentsProperties(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/knowledge/golden/docs/*")
+	if err != nil || len(files) < 12 {
+		t.Fatalf("golden docs: %v %d", err, len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		for _, s := range []string{FixedSize, Recursive, Semantic} {
+			for _, max := range []int{0, 64} {
+				limit := max
+				if limit == 0 {
+					limit = DefaultMaxTokens
+				}
+				check(t, name, string(b), split(t, name, string(b), Options{Strategy: s, MaxTokens: max, Embed: topicEmbed}), limit)
+			}
+		}
+	}
+}
+
+// TestSplitConcurrent: one shared tokenizer, many goroutines, the same
+// chunks.
+func TestSplitConcurrent(t *testing.T) {
+	text := prose(13, 30, 6)
+	want := chunkTexts(split(t, "a.txt", text, Options{Strategy: Recursive}))
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, err := Split(context.Background(), "a.txt", text, Options{Strategy: Recursive})
+			if err != nil || fmt.Sprint(chunkTexts(cs)) != fmt.Sprint(want) {
+				errs <- fmt.Sprint("different result: ", err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
