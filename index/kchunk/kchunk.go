@@ -85,6 +85,35 @@ func IsMarkdown(name string) bool {
 	return false
 }
 
+// StrategyFor returns the strategy Split uses for a file name and a
+// requested strategy: the canonical name ("" → Semantic), DocumentAware
+// for Markdown files, an ErrInvalid error for an unknown name. Ingestion
+// records it with the chunks (upstream's IndexedWith:ChunkingStrategy).
+func StrategyFor(name, strategy string) (string, error) {
+	s, err := canonical(strategy)
+	if err != nil {
+		return "", err
+	}
+	if IsMarkdown(name) {
+		return DocumentAware, nil
+	}
+	return s, nil
+}
+
+func canonical(strategy string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(strategy)) {
+	case "", "semantic":
+		return Semantic, nil
+	case "fixedsize":
+		return FixedSize, nil
+	case "recursive":
+		return Recursive, nil
+	case "documentaware":
+		return DocumentAware, nil
+	}
+	return "", fmt.Errorf("%w: chunking strategy %q (want Semantic, FixedSize or Recursive)", cerrors.ErrInvalid, strategy)
+}
+
 // resolved is Options with defaults applied and the strategy canonical.
 type resolved struct {
 	strategy          string
@@ -95,20 +124,9 @@ type resolved struct {
 
 func (o Options) resolve(name string) (resolved, error) {
 	r := resolved{max: o.MaxTokens, overlap: o.Overlap, min: o.MinTokens, embed: o.Embed, tok: o.Tokenizer}
-	switch strings.ToLower(strings.TrimSpace(o.Strategy)) {
-	case "", "semantic":
-		r.strategy = Semantic
-	case "fixedsize":
-		r.strategy = FixedSize
-	case "recursive":
-		r.strategy = Recursive
-	case "documentaware":
-		r.strategy = DocumentAware
-	default:
-		return r, fmt.Errorf("%w: chunking strategy %q (want Semantic, FixedSize or Recursive)", cerrors.ErrInvalid, o.Strategy)
-	}
-	if IsMarkdown(name) {
-		r.strategy = DocumentAware
+	var err error
+	if r.strategy, err = StrategyFor(name, o.Strategy); err != nil {
+		return r, err
 	}
 	switch {
 	case r.max < 0 || r.max > MaxMaxTokens:

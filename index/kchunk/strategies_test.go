@@ -406,3 +406,17 @@ func TestSplitConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+func TestStrategyFor(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"a.txt", "", Semantic}, {"a.txt", "fixedsize", FixedSize}, {"a.pdf", " Recursive ", Recursive},
+		{"a.md", "FixedSize", DocumentAware}, {"A.MARKDOWN", "", DocumentAware}, {"a.txt", "DocumentAware", DocumentAware},
+	} {
+		if got, err := StrategyFor(tc.name, tc.in); err != nil || got != tc.want {
+			t.Errorf("StrategyFor(%q, %q) = %q, %v; want %q", tc.name, tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := StrategyFor("a.md", "SentenceWindow"); !errors.Is(err, cerrors.ErrInvalid) {
+		t.Errorf("unknown strategy: %v", err)
+	}
+}
