@@ -125,7 +125,9 @@ func (d def) tool() server.Tool {
 	}
 }
 
-func text(s string) *mcp.CallToolResult { return mcp.NewToolResultText(strings.TrimRight(s, " \t\r\n")) }
+func text(s string) *mcp.CallToolResult {
+	return mcp.NewToolResultText(strings.TrimRight(s, " \t\r\n"))
+}
 
 // args are a call's arguments: strings (nil when absent or null), and
 // the numbers of search_knowledge.
