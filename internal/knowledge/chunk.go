@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/contextd/contextd/index/chunk"
+	"github.com/contextd/contextd/index/kchunk"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -14,6 +14,9 @@ import (
 type Chunk struct {
 	Text       string
 	Start, End int // byte offsets into the document text
+	// vec is the chunker's own embedding (Semantic), nil when the chunk
+	// must be embedded.
+	vec []float32
 }
 
 // Strategies are the chunking strategies upload_file accepts.
@@ -30,40 +33,29 @@ func ParseStrategy(s string) string {
 	return "Semantic"
 }
 
-// chunkChars and overlapChars approximate the requirements' 512-token
-// chunks with 50 tokens of overlap at 4 characters a token (the
-// requirements' documented fallback when no BPE tokenizer is used).
-const (
-	chunkChars   = 2048
-	overlapChars = 200
-)
-
-// split cuts a document's text into chunks.
-func (s *Service) split(_ context.Context, _ record, text string) ([]Chunk, error) {
-	parts, err := chunk.Split(text, chunk.Options{Size: chunkChars, Overlap: overlapChars})
+// split cuts a document's text into chunks with index/kchunk: the
+// requirements' defaults (512 cl100k_base tokens, 50 of overlap, 100
+// minimum), Markdown always heading-aware. Semantic needs an embedder;
+// without one it falls back to Recursive.
+func (s *Service) split(ctx context.Context, r record, text string) ([]Chunk, error) {
+	o := kchunk.Options{Strategy: ParseStrategy(r.Strategy)}
+	if s.emb != nil {
+		o.Embed = s.emb.Embed
+	} else if o.Strategy == "Semantic" {
+		o.Strategy = "Recursive"
+	}
+	parts, err := kchunk.Split(ctx, r.Name, text, o)
 	if err != nil {
 		return nil, err
 	}
-	// chunk.Split reports code-point offsets; map them to bytes.
-	byteAt := runeOffsets(text)
 	out := make([]Chunk, 0, len(parts))
 	for _, p := range parts {
-		t := strings.TrimSpace(p.Text)
-		if t == "" {
+		if strings.TrimSpace(p.Text) == "" {
 			continue
 		}
-		out = append(out, Chunk{Text: t, Start: byteAt[p.Start], End: byteAt[p.End]})
+		out = append(out, Chunk{Text: p.Text, Start: p.Start, End: p.End, vec: p.Embedding})
 	}
 	return out, nil
-}
-
-// runeOffsets maps code-point index i to its byte offset (len+1 entries).
-func runeOffsets(s string) []int {
-	out := make([]int, 0, len(s)+1)
-	for i := range s {
-		out = append(out, i)
-	}
-	return append(out, len(s))
 }
 
 // rebuild chunks and embeds the Ready documents again, on the workers'

@@ -285,7 +285,20 @@ func (s *Service) embed(ctx context.Context, chunks []Chunk) ([][]float32, error
 	if s.emb == nil {
 		return nil, nil
 	}
+	// The chunker's own vectors are used only when every chunk has one
+	// (requirements B3 step 9), so all of a document's vectors come from
+	// one kind of text.
 	out := make([][]float32, 0, len(chunks))
+	for _, c := range chunks {
+		if c.vec == nil {
+			out = out[:0]
+			break
+		}
+		out = append(out, c.vec)
+	}
+	if len(out) == len(chunks) {
+		return out, nil
+	}
 	for i := 0; i < len(chunks); i += 64 {
 		texts := make([]string, 0, 64)
 		for _, c := range chunks[i:min(i+64, len(chunks))] {
