@@ -187,7 +187,7 @@ func (s *Service) names(ctx context.Context, acc persist.Access, hits []scored) 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	res, err := s.st.Search(ctx, acc, persist.SearchQuery{Filter: persist.Filter{IDs: ids}, Limit: len(ids), MaxTextBytes: 1})
+	res, err := s.st.Search(ctx, acc, persist.SearchQuery{Filter: persist.Filter{IDs: ids}, Limit: len(ids)})
 	if err != nil {
 		return nil, fmt.Errorf("document names: %w", err)
 	}
