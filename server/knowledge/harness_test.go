@@ -250,3 +250,12 @@ func TestSessionScripts(t *testing.T) {
 		})
 	}
 }
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,170 @@
+package knowledge
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestNormalizePathD2 checks the path examples of requirements D2.
+func TestNormalizePathD2(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "/", "   ": "/", `folder\file.txt`: "/folder/file.txt", "/folder/file.txt/": "/folder/file.txt",
+		"/a//b///c/": "/a/b/c", "/../../etc": "/etc", "docs/./x": "/docs/x", "/": "/",
+	} {
+		if got := NormalizePath(in); got != want {
+			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"/folder": "/folder/", `a\b\c`: "/a/b/c/", "": "/", "/../..": "/"} {
+		if got := NormalizeFolderPath(in); got != want {
+			t.Errorf("NormalizeFolderPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"/a/b/c": "/a/b/", "/a": "/", "/file.txt": "/"} {
+		if got := ParentPath(in); got != want {
+			t.Errorf("ParentPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !ContainsTraversal(`/docs/..\x`) || ContainsTraversal("/docs/..x/") {
+		t.Error("ContainsTraversal")
+	}
+}
+
+func TestValidFileNameD2(t *testing.T) {
+	for _, n := range []string{"report.pdf", "my file.txt", "résumé.docx", "file-name_v2.tar.gz", "..."} {
+		if !ValidFileName(n) {
+			t.Errorf("%q should be valid", n)
+		}
+	}
+	for _, n := range []string{"../etc/passwd", "folder/file.txt", `..\etc\passwd`, `folder\file.txt`, "", "   ",
+		"file\x00.txt", "file\t.txt", "file\n.txt", "file\x1f.txt", "file\x7f.txt", "\x01report.pdf", ".", ".."} {
+		if ValidFileName(n) {
+			t.Errorf("%q should be invalid", n)
+		}
+	}
+}
+
+func TestExt(t *testing.T) {
+	for in, want := range map[string]string{"a.MD": ".md", "README": "", "...": "", "a.md ": ".md ", "report.pdf.exe": ".exe", "x.": ""} {
+		if got := Ext(in); got != want {
+			t.Errorf("Ext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseID(t *testing.T) {
+	const hex = "0190abcdef127abc8def0123456789ab"
+	for _, in := range []string{hex, strings.ToUpper(hex), FormatID(hex), "{" + FormatID(hex) + "}", "(" + FormatID(hex) + ")"} {
+		if got, ok := ParseID(in); !ok || got != hex {
+			t.Errorf("ParseID(%q) = %q, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"not-a-uuid", "1", "../../admin", FormatID(hex) + "-extra", "550e8400'+OR+'1'='1", "0190abcd-ef12-7abc-8def-0123456789zz"} {
+		if _, ok := ParseID(in); ok {
+			t.Errorf("ParseID(%q) accepted", in)
+		}
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 512: "512 B", 1024: "1.0 KB", 2048: "2.0 KB", 1 << 20: "1.0 MB", 2516582: "2.4 MB", 1 << 30: "1.0 GB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func hits(scores ...float64) []scored {
+	out := make([]scored, len(scores))
+	for i, s := range scores {
+		out[i] = scored{candidate: candidate{doc: string(rune('a' + i)), index: 0}, score: s}
+	}
+	return out
+}
+
+// TestFuseC2 checks the consequences listed in requirements C2.
+func TestFuseC2(t *testing.T) {
+	byDoc := func(l []scored) map[string]float64 {
+		m := map[string]float64{}
+		for _, h := range l {
+			m[h.doc] = h.score
+		}
+		return m
+	}
+	// a is top of both lists; b is only semantic; c only keyword (last).
+	sem := hits(0.9, 0.5) // a, b
+	kw := []scored{hits(0.8)[0], {candidate: candidate{doc: "c"}, score: 0.2}}
+	got := byDoc(fuse(sem, kw, 0.5))
+	want := map[string]float64{"a": 1, "b": 0, "c": 0}
+	for d, w := range want {
+		if math.Abs(got[d]-w) > 1e-9 {
+			t.Errorf("alpha .5: %s = %v, want %v", d, got[d], w)
+		}
+	}
+	// A single hit normalises to 1: single-source top is alpha.
+	if got := byDoc(fuse(hits(0.3), nil, 0.5)); got["a"] != 0.5 {
+		t.Errorf("single semantic hit = %v, want 0.5", got["a"])
+	}
+	// alpha 1: keyword-only hits score 0.
+	if got := byDoc(fuse(nil, hits(0.7), 1)); got["a"] != 0 {
+		t.Errorf("alpha 1 keyword-only = %v", got["a"])
+	}
+	for _, h := range fuse(hits(0.9, 0.1, -0.3), hits(0.6, 0.2), 0.5) {
+		if h.score < 0 || h.score > 1 {
+			t.Errorf("fused score %v outside [0,1]", h.score)
+		}
+	}
+}
+
+// TestKeywordLegOracle compares BM25 scores with a direct evaluation of
+// the formula on a two-chunk corpus.
+func TestKeywordLegOracle(t *testing.T) {
+	mk := func(doc string, terms map[string]int, n int) candidate {
+		return candidate{doc: doc, c: &indexedChunk{terms: terms, n: n}}
+	}
+	cands := []candidate{mk("a", map[string]int{"tea": 2, "pot": 1}, 3), mk("b", map[string]int{"pot": 1}, 1)}
+	res := keywordLeg(cands, []string{"tea"}, 4)
+	if len(res) != 1 || res[0].doc != "a" {
+		t.Fatalf("hits %v", res)
+	}
+	idf := math.Log(1 + (2-1+0.5)/(1+0.5))
+	r := idf * 2 * (bm25K1 + 1) / (2 + bm25K1*(1-bm25B+bm25B*3/2.0))
+	if want := r / (r + 1); math.Abs(res[0].score-want) > 1e-12 {
+		t.Errorf("score %v, want %v", res[0].score, want)
+	}
+}
+
+func FuzzNormalizePath(f *testing.F) {
+	for _, s := range []string{"", "/a/../b", `a\b`, "//x//", "/../../etc/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := NormalizePath(s)
+		if !strings.HasPrefix(p, "/") || (p != "/" && strings.HasSuffix(p, "/")) || strings.Contains(p, "//") {
+			t.Fatalf("NormalizePath(%q) = %q", s, p)
+		}
+		for _, seg := range strings.Split(p, "/") {
+			if seg == ".." || seg == "." {
+				t.Fatalf("NormalizePath(%q) = %q keeps a dot segment", s, p)
+			}
+		}
+		if NormalizePath(p) != p {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, p, NormalizePath(p))
+		}
+	})
+}
+
+func FuzzParseID(f *testing.F) {
+	f.Add("0190abcd-ef12-7abc-8def-0123456789ab")
+	f.Add("{0190ABCD-EF12-7ABC-8DEF-0123456789AB}")
+	f.Fuzz(func(t *testing.T, s string) {
+		id, ok := ParseID(s)
+		if !ok {
+			return
+		}
+		if back, ok2 := ParseID(FormatID(id)); !ok2 || back != id || len(id) != 32 {
+			t.Fatalf("ParseID(%q) = %q does not round-trip", s, id)
+		}
+	})
+}
