@@ -5,6 +5,56 @@ import (
 	"unicode/utf8"
 )
 
+// window returns the end of the longest text[pos:end] (end ≤ hi) whose
+// trimmed form has at most limit tokens, and at least one character.
+// BPE counts are not monotonic under trimming (" walked" is one token,
+// "walked" two), so the count is checked on the trimmed text.
+func (c *chunker) window(pos, hi, limit int) int {
+	for pos < hi && isSpaceByte(c.text[pos]) {
+		pos++
+	}
+	if pos >= hi {
+		return hi
+	}
+	// Tokenise a probe of the text, not all the rest: encoding the whole
+	// remainder for every window made FixedSize quadratic (a 150 kB text
+	// took seconds). The probe doubles until it holds more than limit
+	// tokens plus a margin, so the first limit tokens are those of the
+	// full text; the loop below checks the count exactly anyway.
+	probe := pos + 8*limit + 64
+	var end int
+	for {
+		if probe >= hi {
+			end = pos + c.r.tok.IndexAt(c.text[pos:hi], limit)
+			break
+		}
+		for probe < hi && !utf8.RuneStart(c.text[probe]) {
+			probe++
+		}
+		if ids := c.r.tok.Encode(c.text[pos:probe]); len(ids) > limit+8 {
+			end = pos + c.r.tok.IndexAt(c.text[pos:probe], limit)
+			break
+		}
+		probe = pos + 2*(probe-pos)
+	}
+	for {
+		s := c.trim(span{pos, end})
+		if s.end <= s.start || c.tokens(s) <= limit {
+			break
+		}
+		shorter := s.start + c.r.tok.IndexAt(c.text[s.start:s.end], limit-1)
+		if shorter >= end || shorter <= pos {
+			break
+		}
+		end = shorter
+	}
+	if end <= pos {
+		_, n := utf8.DecodeRuneInString(c.text[pos:hi])
+		end = pos + n
+	}
+	return end
+}
+
 // fixed is the FixedSize strategy (B3): windows of MaxTokens tokens, each
 // end snapped back to a natural break (blank line, line end, sentence end,
 // space) within the last quarter of the window (at most 100 bytes), and
@@ -17,14 +67,12 @@ func (c *chunker) fixed(all span) ([]span, error) {
 		if err := c.ctx.Err(); err != nil {
 			return nil, err
 		}
-		rest := c.text[pos:all.end]
-		end := pos + c.r.tok.IndexAt(rest, c.r.max)
-		if end <= pos {
-			_, n := utf8.DecodeRuneInString(rest)
-			end = pos + n
-		}
+		end := c.window(pos, all.end, c.r.max)
 		if end < all.end {
 			end = c.naturalBreak(pos, end)
+		}
+		if end <= pos {
+			break
 		}
 		if s := c.trim(span{pos, end}); s.start < s.end {
 			out = append(out, s)

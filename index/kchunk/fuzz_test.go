@@ -2,7 +2,11 @@ package kchunk
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"unicode/utf8"
+
+	cerrors "github.com/contextd/contextd/errors"
 )
 
 // FuzzSplit: any text, any strategy and limit, never a panic, and every
@@ -23,6 +27,12 @@ func FuzzSplit(f *testing.F) {
 		i := int(which) % len(names)
 		o := Options{Strategy: strategies[i], MaxTokens: limit, Embed: topicEmbed}
 		cs, err := Split(context.Background(), names[i], text, o)
+		if !utf8.ValidString(text) {
+			if !errors.Is(err, cerrors.ErrInvalid) {
+				t.Fatalf("invalid UTF-8: err = %v, want ErrInvalid", err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

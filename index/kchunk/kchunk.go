@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
 )
@@ -148,12 +149,16 @@ func (o Options) resolve(name string) (resolved, error) {
 // Split cuts a document's extracted text into chunks with the strategy of
 // o, or the heading-aware one when name is a Markdown file. Chunks come in
 // document order; empty or whitespace-only text gives no chunks. Bad
-// options give an error wrapping ErrInvalid; an embedder failure is
+// options or text that is not valid UTF-8 (extractors always produce
+// valid UTF-8) give an error wrapping ErrInvalid; an embedder failure is
 // returned wrapped; a cancelled ctx stops the work.
 func Split(ctx context.Context, name, text string, o Options) ([]Chunk, error) {
 	r, err := o.resolve(name)
 	if err != nil {
 		return nil, err
+	}
+	if !utf8.ValidString(text) {
+		return nil, fmt.Errorf("%w: document text is not valid UTF-8", cerrors.ErrInvalid)
 	}
 	if strings.TrimSpace(text) == "" {
 		return nil, nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-
 )
 
 // topicEmbed is a real, deterministic embedder for tests: a bag of hashed

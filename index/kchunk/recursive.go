@@ -1,9 +1,6 @@
 package kchunk
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // recursive is the Recursive strategy (B3, LangChain's _merge_splits with
 // token lengths): split on the first separator that occurs, merge the
@@ -135,12 +132,7 @@ func (c *chunker) split(s span, seps []string, max int) ([]span, error) {
 func (c *chunker) hardCut(s span, max int) []span {
 	var out []span
 	for pos := s.start; pos < s.end; {
-		rest := c.text[pos:s.end]
-		end := pos + c.r.tok.IndexAt(rest, max)
-		if end <= pos {
-			_, n := utf8.DecodeRuneInString(rest)
-			end = pos + n
-		}
+		end := c.window(pos, s.end, max)
 		if t := c.trim(span{pos, end}); t.start < t.end {
 			out = append(out, t)
 		}

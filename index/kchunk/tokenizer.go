@@ -74,7 +74,8 @@ func (t *Tokenizer) Count(s string) int {
 // IndexAt is the byte index in s just after its first n tokens (B3's
 // GetIndexAtTokenCount); n ≥ the token count gives len(s). A token that
 // ends inside a multi-byte character moves the index to the end of that
-// character, so s[:IndexAt(s, n)] is always valid UTF-8 when s is.
+// character, so s[:IndexAt(s, n)] is always valid UTF-8. s must be valid
+// UTF-8 (tiktoken-go reads runes: an invalid byte would count as U+FFFD).
 func (t *Tokenizer) IndexAt(s string, n int) int {
 	if n <= 0 {
 		return 0
