@@ -268,7 +268,10 @@ func (s *Service) DeleteFile(ctx context.Context, acc persist.Access, c *Contain
 		if err != nil {
 			return nil, fmt.Errorf("document access: %w", err)
 		}
-		ok = found && st.Writable
+		if found && !st.Writable {
+			return nil, cerrors.New(cerrors.ErrNotAuthorized, "File '%s' is read-only for you.", fileID)
+		}
+		ok = found
 	}
 	if !ok {
 		return nil, cerrors.New(cerrors.ErrNotFound, "File '%s' not found in this container.", fileID)

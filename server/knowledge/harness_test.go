@@ -33,6 +33,7 @@ type env struct {
 	svc     *knowledge.Service
 	dbPath  string
 	emb     model.Embedder
+	opts    knowledge.Options
 	clients map[string]*client.Client
 }
 
@@ -54,7 +55,7 @@ func (e *env) open() {
 	if err != nil {
 		e.t.Fatalf("open engine: %v", err)
 	}
-	svc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), knowledge.Options{})
+	svc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), e.opts)
 	if err != nil {
 		e.t.Fatalf("open knowledge: %v", err)
 	}
