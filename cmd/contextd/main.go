@@ -150,7 +150,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	// The knowledge tools run beside the context tools on the same store;
 	// their workers stop (deferred first) before the engine closes.
 	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), knowledge.Options{
-		Visibility: cfg.Engine.DefaultVisibility, Logger: cfg.Server.Logger})
+		Visibility: cfg.Engine.DefaultVisibility, PublishRole: cfg.Engine.PublishRole, Logger: cfg.Server.Logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: knowledge: %v\n", err)
 		return exitFail

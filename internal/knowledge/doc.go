@@ -18,7 +18,7 @@
 //	svc, err := knowledge.Open(ctx, eng.Persist(), embedder, knowledge.Options{})
 //	defer svc.Close()
 //	acc := persist.Access{Principal: "local"}
-//	c, err := svc.Create(ctx, acc, "project-docs", "Project documentation")
+//	c, err := svc.Create(ctx, acc, nil, "project-docs", "Project documentation")
 //	up, err := svc.Upload(ctx, acc, c, knowledge.File{Name: "readme.md", Data: []byte("# Hello")})
 //	res, err := svc.Search(ctx, acc, c, knowledge.Query{Text: "hello", TopK: 10})
 package knowledge

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,6 +29,10 @@ type Options struct {
 	// Visibility of new containers: "private" (default) or "public";
 	// documents take their container's.
 	Visibility string
+	// PublishRole, when set, is the role a caller needs to create a
+	// container while Visibility is "public" (ACCESS_CONTROL_PUBLISH_ROLE,
+	// as for any public entry).
+	PublishRole string
 	// MinScore is the server's default minScore (default 0).
 	MinScore float64
 	// Alpha weighs the semantic side of Hybrid fusion (default 0.5).
@@ -161,10 +166,14 @@ func (s *Service) containers(ctx context.Context, r persist.Reader, acc persist.
 }
 
 // Create makes a container named name (trimmed) owned by acc.Principal.
-func (s *Service) Create(ctx context.Context, acc persist.Access, name, description string) (*Container, error) {
+// roles are the caller's roles, checked against Options.PublishRole.
+func (s *Service) Create(ctx context.Context, acc persist.Access, roles []string, name, description string) (*Container, error) {
 	name = strings.TrimSpace(name)
 	if !ValidName(name) {
 		return nil, cerrors.New(cerrors.ErrInvalid, "Container name must be 2-128 chars, lowercase alphanumeric and hyphens.")
+	}
+	if s.opt.Visibility == "public" && s.opt.PublishRole != "" && !slices.Contains(roles, s.opt.PublishRole) {
+		return nil, cerrors.New(cerrors.ErrNotAuthorized, "Setting visibility 'public' requires the '%s' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have", s.opt.PublishRole)
 	}
 	s.createMu.Lock()
 	defer s.createMu.Unlock()

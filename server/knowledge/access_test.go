@@ -51,3 +51,15 @@ func TestContainerVisibilityPublic(t *testing.T) {
 	contains(t, "bob get", e.call("bob", "get_document", map[string]any{"containerId": "shared", "fileId": id}), "pelicans migrate")
 	contains(t, "alice delete", e.call("alice", "delete_file", map[string]any{"containerId": "shared", "fileId": id}), "File 'a.txt' (ID: "+id+") deleted.")
 }
+
+// TestPublishRoleGuardsPublicContainers: with public containers and a
+// publish role, a caller without the role cannot create one (the same
+// rule as any public entry).
+func TestPublishRoleGuardsPublicContainers(t *testing.T) {
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64),
+		opts: knowledge.Options{Visibility: "public", PublishRole: "publisher"}}
+	e.open()
+	contains(t, "create", e.call("alice", "container_create", map[string]any{"name": "pub"}),
+		"Error: Setting visibility 'public' requires the 'publisher' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have")
+	contains(t, "list", e.call("alice", "container_list", nil), "No containers found.")
+}

@@ -9,7 +9,6 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/knowledge"
-	"github.com/contextd/contextd/persist"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -57,16 +56,16 @@ func (h *handlers) defs() []def {
 	}
 }
 
-func (h *handlers) create(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Create(ctx, acc, a.str("name"), a.str("description"))
+func (h *handlers) create(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.Create(ctx, acc.Access, acc.roles, a.str("name"), a.str("description"))
 	if err != nil {
 		return nil, err
 	}
 	return text(fmt.Sprintf("Container '%s' created.\n\nID: %s", c.Name, knowledge.FormatID(c.ID))), nil
 }
 
-func (h *handlers) list(ctx context.Context, acc persist.Access, _ args) (*mcp.CallToolResult, error) {
-	list, err := h.svc.List(ctx, acc)
+func (h *handlers) list(ctx context.Context, acc caller, _ args) (*mcp.CallToolResult, error) {
+	list, err := h.svc.List(ctx, acc.Access)
 	if err != nil {
 		return nil, err
 	}
@@ -85,20 +84,20 @@ func (h *handlers) list(ctx context.Context, acc persist.Access, _ args) (*mcp.C
 	return text(b.String()), nil
 }
 
-func (h *handlers) delete(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
+func (h *handlers) delete(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
 	in := a.str("containerId")
-	if err := h.svc.DeleteContainer(ctx, acc, in); err != nil {
+	if err := h.svc.DeleteContainer(ctx, acc.Access, in); err != nil {
 		return nil, err
 	}
 	return text(fmt.Sprintf("Container '%s' deleted.", in)), nil
 }
 
-func (h *handlers) stats(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc, a.str("containerId"))
+func (h *handlers) stats(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
-	st, err := h.svc.Stats(ctx, acc, c)
+	st, err := h.svc.Stats(ctx, acc.Access, c)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +121,7 @@ func (h *handlers) stats(ctx context.Context, acc persist.Access, a args) (*mcp.
 	return text(b.String()), nil
 }
 
-func (h *handlers) upload(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
+func (h *handlers) upload(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
 	name := a.str("fileName")
 	content, textContent := a.s["content"], a.s["textContent"]
 	switch {
@@ -137,7 +136,7 @@ func (h *handlers) upload(ctx context.Context, acc persist.Access, a args) (*mcp
 	case content == nil && textContent == nil:
 		return text("Error: Provide either 'content' (base64) or 'textContent' (raw text)."), nil
 	}
-	c, err := h.svc.ResolveWritable(ctx, acc, a.str("containerId"))
+	c, err := h.svc.ResolveWritable(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +148,7 @@ func (h *handlers) upload(ctx context.Context, acc persist.Access, a args) (*mcp
 	} else {
 		data = []byte(*textContent)
 	}
-	up, err := h.svc.Upload(ctx, acc, c, knowledge.File{Name: name, Folder: a.str("path"), Data: data, Strategy: a.str("strategy")})
+	up, err := h.svc.Upload(ctx, acc.Access, c, knowledge.File{Name: name, Folder: a.str("path"), Data: data, Strategy: a.str("strategy")})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +177,7 @@ type bulkFile struct {
 	FolderPath *string `json:"folderPath"`
 }
 
-func (h *handlers) bulkUpload(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
+func (h *handlers) bulkUpload(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
 	var files []bulkFile
 	if err := json.Unmarshal([]byte(a.str("files")), &files); err != nil {
 		return text("Error: 'files' must be a valid JSON array of file objects."), nil
@@ -189,7 +188,7 @@ func (h *handlers) bulkUpload(ctx context.Context, acc persist.Access, a args) (
 	case len(files) > 100:
 		return text("Error: Maximum 100 files per bulk_upload call."), nil
 	}
-	c, err := h.svc.ResolveWritable(ctx, acc, a.str("containerId"))
+	c, err := h.svc.ResolveWritable(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +218,7 @@ func (h *handlers) bulkUpload(ctx context.Context, acc persist.Access, a args) (
 		if f.FolderPath != nil {
 			folder = *f.FolderPath
 		}
-		if _, err := h.svc.Upload(ctx, acc, c, knowledge.File{Name: *f.Filename, Folder: folder, Data: data}); err != nil {
+		if _, err := h.svc.Upload(ctx, acc.Access, c, knowledge.File{Name: *f.Filename, Folder: folder, Data: data}); err != nil {
 			var ce *cerrors.Error
 			if !asError(err, &ce) {
 				return nil, err

@@ -10,7 +10,6 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/knowledge"
-	"github.com/contextd/contextd/persist"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -34,12 +33,12 @@ func n0(n int64) string {
 	return b.String()
 }
 
-func (h *handlers) listFiles(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc, a.str("containerId"))
+func (h *handlers) listFiles(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
-	l, err := h.svc.ListFiles(ctx, acc, c, a.str("path"))
+	l, err := h.svc.ListFiles(ctx, acc.Access, c, a.str("path"))
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +56,12 @@ func (h *handlers) listFiles(ctx context.Context, acc persist.Access, a args) (*
 	return text(b.String()), nil
 }
 
-func (h *handlers) getDocument(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc, a.str("containerId"))
+func (h *handlers) getDocument(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
-	d, err := h.svc.Get(ctx, acc, c, a.str("fileId"))
+	d, err := h.svc.Get(ctx, acc.Access, c, a.str("fileId"))
 	if err != nil {
 		return nil, err
 	}
@@ -74,20 +73,20 @@ func (h *handlers) getDocument(ctx context.Context, acc persist.Access, a args) 
 		d.Name, d.Path, knowledge.FormatID(d.ID), n0(d.Size), d.CreatedAt.UTC().Format(timeLayout), d.Text)), nil
 }
 
-func (h *handlers) deleteFile(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.ResolveWritable(ctx, acc, a.str("containerId"))
+func (h *handlers) deleteFile(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.ResolveWritable(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
 	in := a.str("fileId")
-	d, err := h.svc.DeleteFile(ctx, acc, c, in)
+	d, err := h.svc.DeleteFile(ctx, acc.Access, c, in)
 	if err != nil {
 		return nil, err
 	}
 	return text(fmt.Sprintf("File '%s' (ID: %s) deleted.", d.Name, in)), nil
 }
 
-func (h *handlers) bulkDelete(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
+func (h *handlers) bulkDelete(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
 	var ids []string
 	if err := json.Unmarshal([]byte(a.str("fileIds")), &ids); err != nil {
 		return text("Error: 'fileIds' must be a valid JSON array of strings."), nil
@@ -98,14 +97,14 @@ func (h *handlers) bulkDelete(ctx context.Context, acc persist.Access, a args) (
 	case len(ids) > 100:
 		return text("Error: Maximum 100 files per bulk_delete call."), nil
 	}
-	c, err := h.svc.ResolveWritable(ctx, acc, a.str("containerId"))
+	c, err := h.svc.ResolveWritable(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
 	var failures []string
 	ok := 0
 	for _, id := range ids {
-		if _, err := h.svc.DeleteFile(ctx, acc, c, id); err != nil {
+		if _, err := h.svc.DeleteFile(ctx, acc.Access, c, id); err != nil {
 			var ce *cerrors.Error
 			if !asError(err, &ce) {
 				return nil, err
@@ -122,8 +121,8 @@ func (h *handlers) bulkDelete(ctx context.Context, acc persist.Access, a args) (
 	return text(out), nil
 }
 
-func (h *handlers) search(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc, a.str("containerId"))
+func (h *handlers) search(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
+	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +140,7 @@ func (h *handlers) search(ctx context.Context, acc persist.Access, a args) (*mcp
 		}
 		return nil, err
 	}
-	res, err := h.svc.Search(ctx, acc, c, q)
+	res, err := h.svc.Search(ctx, acc.Access, c, q)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ type def struct {
 	name, desc string
 	kind       kind
 	params     []param
-	call       func(ctx context.Context, acc persist.Access, a args) (*mcp.CallToolResult, error)
+	call       func(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error)
 }
 
 // Tools returns the eleven tools over svc, in reference order.
@@ -107,7 +107,7 @@ func (d def) tool() server.Tool {
 			if !ok || p.ID == "" {
 				return nil, contextd.ErrNoPrincipal
 			}
-			acc := persist.Access{Principal: p.ID, Groups: p.Groups}
+			acc := caller{Access: persist.Access{Principal: p.ID, Groups: p.Groups}, roles: p.Roles}
 			a, msg := readArgs(params, raw)
 			if msg != "" {
 				return mcp.NewToolResultError(msg), nil
@@ -127,6 +127,12 @@ func (d def) tool() server.Tool {
 
 func text(s string) *mcp.CallToolResult {
 	return mcp.NewToolResultText(strings.TrimRight(s, " \t\r\n"))
+}
+
+// caller is the principal of a call: its access and its roles.
+type caller struct {
+	persist.Access
+	roles []string
 }
 
 // args are a call's arguments: strings (nil when absent or null), and
