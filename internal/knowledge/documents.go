@@ -80,6 +80,8 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 	rec := record{Kind: "document", Name: f.Name, Container: c.ID, Path: p, Size: int64(len(f.Data)),
 		Status: Pending, Job: FormatID(jobID), Strategy: ParseStrategy(f.Strategy), Blob: blob}
 	var out Uploaded
+	s.uploadMu.Lock()
+	defer s.uploadMu.Unlock()
 	err := s.st.Write(ctx, func(tx persist.Tx) error {
 		now := s.opt.Now().UTC()
 		if id, ok := s.idx.byPath(c.ID, p); ok {

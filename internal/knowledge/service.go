@@ -62,6 +62,10 @@ type Service struct {
 	// createMu serializes the duplicate check and insert of a container
 	// name (H07: ten parallel creates, one success).
 	createMu sync.Mutex
+	// uploadMu makes an upload's path lookup, write and index
+	// registration one step: five parallel uploads to one new path make
+	// one document, the last writer's.
+	uploadMu sync.Mutex
 	wg       sync.WaitGroup
 	stop     context.CancelFunc
 }

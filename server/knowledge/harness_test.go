@@ -260,3 +260,5 @@ func mustJSON(t testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
