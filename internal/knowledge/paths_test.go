@@ -1,7 +1,11 @@
 package knowledge
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -78,41 +82,66 @@ func TestFormatBytes(t *testing.T) {
 func hits(scores ...float64) []scored {
 	out := make([]scored, len(scores))
 	for i, s := range scores {
-		out[i] = scored{candidate: candidate{doc: string(rune('a' + i)), index: 0}, score: s}
+		out[i] = scored{i: int32(i), score: s}
 	}
 	return out
 }
 
 // TestFuseC2 checks the consequences listed in requirements C2.
 func TestFuseC2(t *testing.T) {
-	byDoc := func(l []scored) map[string]float64 {
-		m := map[string]float64{}
+	byIndex := func(l []scored) map[int32]float64 {
+		m := map[int32]float64{}
 		for _, h := range l {
-			m[h.doc] = h.score
+			m[h.i] = h.score
 		}
 		return m
 	}
-	// a is top of both lists; b is only semantic; c only keyword (last).
-	sem := hits(0.9, 0.5) // a, b
-	kw := []scored{hits(0.8)[0], {candidate: candidate{doc: "c"}, score: 0.2}}
-	got := byDoc(fuse(sem, kw, 0.5))
-	want := map[string]float64{"a": 1, "b": 0, "c": 0}
-	for d, w := range want {
-		if math.Abs(got[d]-w) > 1e-9 {
-			t.Errorf("alpha .5: %s = %v, want %v", d, got[d], w)
+	// 0 is top of both lists; 1 is only semantic; 2 only keyword (last).
+	sem := hits(0.9, 0.5)
+	kw := []scored{{i: 0, score: 0.8}, {i: 2, score: 0.2}}
+	got := byIndex(fuse(sem, kw, 0.5))
+	for i, w := range map[int32]float64{0: 1, 1: 0, 2: 0} {
+		if math.Abs(got[i]-w) > 1e-9 {
+			t.Errorf("alpha .5: %d = %v, want %v", i, got[i], w)
 		}
 	}
-	// A single hit normalises to 1: single-source top is alpha.
-	if got := byDoc(fuse(hits(0.3), nil, 0.5)); got["a"] != 0.5 {
-		t.Errorf("single semantic hit = %v, want 0.5", got["a"])
+	// A single hit normalises to 1: a single-source top scores alpha.
+	if got := byIndex(fuse(hits(0.3), nil, 0.5)); got[0] != 0.5 {
+		t.Errorf("single semantic hit = %v, want 0.5", got[0])
 	}
 	// alpha 1: keyword-only hits score 0.
-	if got := byDoc(fuse(nil, hits(0.7), 1)); got["a"] != 0 {
-		t.Errorf("alpha 1 keyword-only = %v", got["a"])
+	if got := byIndex(fuse(nil, hits(0.7), 1)); got[0] != 0 {
+		t.Errorf("alpha 1 keyword-only = %v", got[0])
 	}
 	for _, h := range fuse(hits(0.9, 0.1, -0.3), hits(0.6, 0.2), 0.5) {
 		if h.score < 0 || h.score > 1 {
 			t.Errorf("fused score %v outside [0,1]", h.score)
+		}
+	}
+}
+
+// TestTopOracle compares the heap selection with a full sort on random
+// scores with many ties (approximate-free, but the same oracle style).
+func TestTopOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	cands := make([]candidate, 500)
+	hs := make([]scored, len(cands))
+	for i := range cands {
+		cands[i] = candidate{path: fmt.Sprintf("/p%02d", r.IntN(20)), index: r.IntN(5)}
+		hs[i] = scored{i: int32(i), score: float64(r.IntN(10)) / 10}
+	}
+	want := slices.Clone(hs)
+	sort.SliceStable(want, func(a, b int) bool { return better(cands, want[a], want[b]) })
+	for _, k := range []int{1, 3, 10, 100, 500, 600} {
+		got := top(cands, slices.Clone(hs), k)
+		n := min(k, len(want))
+		for i := range n {
+			if got[i].score != want[i].score || cands[got[i].i].path != cands[want[i].i].path || cands[got[i].i].index != cands[want[i].i].index {
+				t.Fatalf("k=%d: position %d differs", k, i)
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("k=%d: %d hits", k, len(got))
 		}
 	}
 }
@@ -125,7 +154,7 @@ func TestKeywordLegOracle(t *testing.T) {
 	}
 	cands := []candidate{mk("a", map[string]int{"tea": 2, "pot": 1}, 3), mk("b", map[string]int{"pot": 1}, 1)}
 	res := keywordLeg(cands, []string{"tea"}, 4)
-	if len(res) != 1 || res[0].doc != "a" {
+	if len(res) != 1 || res[0].i != 0 {
 		t.Fatalf("hits %v", res)
 	}
 	idf := math.Log(1 + (2-1+0.5)/(1+0.5))

@@ -3,13 +3,10 @@ package knowledge
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf16"
 
-	"github.com/contextd/contextd/index/token"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -157,31 +154,29 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 			kept = append(kept, h)
 		}
 	}
-	sortScored(kept)
 	res := &Result{Total: len(kept)}
-	if len(kept) > q.TopK {
-		kept = kept[:q.TopK]
-	}
-	names, err := s.names(ctx, acc, kept)
+	kept = top(cands, kept, q.TopK)
+	names, err := s.names(ctx, acc, cands, kept)
 	if err != nil {
 		return nil, err
 	}
 	for _, h := range kept {
-		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: h.doc, Name: names[h.doc], Path: h.path,
-			Chunk: h.index, Text: h.c.Text})
+		c := &cands[h.i]
+		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: c.doc, Name: names[c.doc], Path: c.path,
+			Chunk: c.index, Text: c.c.Text})
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
 
 // names reads the file names of the hits' documents.
-func (s *Service) names(ctx context.Context, acc persist.Access, hits []scored) (map[string]string, error) {
+func (s *Service) names(ctx context.Context, acc persist.Access, cands []candidate, hits []scored) (map[string]string, error) {
 	out := map[string]string{}
 	var ids []string
 	for _, h := range hits {
-		if _, ok := out[h.doc]; !ok {
-			out[h.doc] = ""
-			ids = append(ids, h.doc)
+		if d := cands[h.i].doc; out[d] == "" {
+			out[d] = "?"
+			ids = append(ids, d)
 		}
 	}
 	if len(ids) == 0 {
@@ -191,179 +186,15 @@ func (s *Service) names(ctx context.Context, acc persist.Access, hits []scored) 
 	if err != nil {
 		return nil, fmt.Errorf("document names: %w", err)
 	}
+	for k := range out {
+		out[k] = ""
+	}
 	for i := range res.Entries {
 		if r, ok := decodeRecord(res.Entries[i].Metadata); ok {
 			out[res.Entries[i].ID] = r.Name
 		}
 	}
 	return out, nil
-}
-
-// scored is a candidate with its score.
-type scored struct {
-	candidate
-	score float64
-}
-
-// sortScored orders by score, then path, then chunk index: a total order,
-// so the same query gives the same list every time (requirements I.6).
-func sortScored(h []scored) {
-	sort.Slice(h, func(i, j int) bool {
-		if h[i].score != h[j].score {
-			return h[i].score > h[j].score
-		}
-		if h[i].path != h[j].path {
-			return h[i].path < h[j].path
-		}
-		return h[i].index < h[j].index
-	})
-}
-
-// semanticLeg is the topK chunks by cosine similarity (raw, in [-1, 1],
-// as upstream's 1 - cosine distance).
-func semanticLeg(cands []candidate, qv []float32, topK int) []scored {
-	qn := norm(qv)
-	out := make([]scored, 0, len(cands))
-	for _, c := range cands {
-		if len(c.c.vec) != len(qv) || qn == 0 {
-			continue
-		}
-		var dot float64
-		for i, x := range c.c.vec {
-			dot += float64(x) * float64(qv[i])
-		}
-		n := norm(c.c.vec)
-		if n == 0 {
-			continue
-		}
-		out = append(out, scored{candidate: c, score: dot / (qn * n)})
-	}
-	sortScored(out)
-	if len(out) > topK {
-		out = out[:topK]
-	}
-	return out
-}
-
-func norm(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
-}
-
-// stopwords are dropped from keyword queries, as PostgreSQL's english
-// configuration drops them: a query's "the" or "how" matches everything
-// and ranks nothing.
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by for from has have how i if in into is it its
-		of on or our so such that the their then there these they this to was we were what when where which
-		who why will with you your do does did can`) {
-		stopwords[w] = true
-	}
-}
-
-// queryTerms are the distinct folded tokens of q without stopwords.
-func queryTerms(q string) []string {
-	seen := map[string]bool{}
-	var out []string
-	token.Scan(q, nil, func(_, _ int, term []byte) {
-		t := string(term)
-		if !stopwords[t] && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	})
-	return out
-}
-
-// BM25 parameters: the usual k1 and b.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// keywordLeg scores every chunk holding a query term by BM25 over the
-// candidate chunks (so document frequencies count only what the caller
-// may read and nothing unreadable shifts a score), mapped r/(r+1) into
-// [0, 1) as upstream maps ts_rank_cd.
-func keywordLeg(cands []candidate, terms []string, totalLen int) []scored {
-	if len(terms) == 0 || len(cands) == 0 {
-		return nil
-	}
-	df := make([]int, len(terms))
-	for _, c := range cands {
-		for i, t := range terms {
-			if c.c.terms[t] > 0 {
-				df[i]++
-			}
-		}
-	}
-	n := float64(len(cands))
-	avg := float64(totalLen) / n
-	if avg == 0 {
-		avg = 1
-	}
-	var out []scored
-	for _, c := range cands {
-		var r float64
-		for i, t := range terms {
-			tf := float64(c.c.terms[t])
-			if tf == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-float64(df[i])+0.5)/(float64(df[i])+0.5))
-			r += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(c.c.n)/avg))
-		}
-		if r > 0 {
-			out = append(out, scored{candidate: c, score: r / (r + 1)})
-		}
-	}
-	return out
-}
-
-// fuse is the convex combination of requirements C2: each list min-max
-// normalised (a list whose scores are all equal, a single hit included,
-// normalises to 1), then alpha*semantic + (1-alpha)*keyword, a side
-// missing a chunk adding 0.
-func fuse(sem, kw []scored, alpha float64) []scored {
-	type key struct {
-		doc   string
-		index int
-	}
-	out := map[key]*scored{}
-	add := func(list []scored, w float64) {
-		if len(list) == 0 {
-			return
-		}
-		lo, hi := list[0].score, list[0].score
-		for _, h := range list {
-			lo, hi = min(lo, h.score), max(hi, h.score)
-		}
-		for _, h := range list {
-			n := 1.0
-			if hi > lo {
-				n = (h.score - lo) / (hi - lo)
-			}
-			k := key{h.doc, h.index}
-			if out[k] == nil {
-				c := h
-				c.score = 0
-				out[k] = &c
-			}
-			out[k].score += w * n
-		}
-	}
-	add(sem, alpha)
-	add(kw, 1-alpha)
-	res := make([]scored, 0, len(out))
-	for _, h := range out {
-		res = append(res, *h)
-	}
-	return res
 }
 
 // Stats are container_stats' figures over the documents acc may read.
