@@ -19,6 +19,7 @@ type File struct {
 	Folder   string // destination folder ("" is the root)
 	Data     []byte
 	Strategy string // chunking strategy; "" is Semantic
+	digest   string // a source file's digest (record.Digest)
 }
 
 // Uploaded is the result of an upload.
@@ -78,7 +79,7 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 	}
 	jobID := s.ids.Next()
 	rec := record{Kind: "document", Name: f.Name, Container: c.ID, Path: p, Size: int64(len(f.Data)),
-		Status: Pending, Job: FormatID(jobID), Strategy: ParseStrategy(f.Strategy), Blob: blob}
+		Status: Pending, Job: FormatID(jobID), Strategy: ParseStrategy(f.Strategy), Blob: blob, Digest: f.digest}
 	var out Uploaded
 	s.uploadMu.Lock()
 	defer s.uploadMu.Unlock()

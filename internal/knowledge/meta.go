@@ -36,7 +36,7 @@ const metaKey = "knowledge"
 // under "knowledge". A container sets Kind, Name, Description; a document
 // the rest.
 type record struct {
-	Kind        string `json:"kind"` // "container" or "document"
+	Kind        string `json:"kind"` // KindManaged, KindSource or "document"
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Container   string `json:"container,omitempty"`
@@ -56,7 +56,18 @@ type record struct {
 	// Blob is the base64 of a binary upload (PDF, DOCX, PPTX) until it is
 	// ingested; a Ready document keeps only its extracted text.
 	Blob string `json:"blob,omitempty"`
+	// Dir is a source's folder; Digest a source document's file digest
+	// (SHA-256 of its bytes), so a sync re-ingests only what changed.
+	Dir    string `json:"dir,omitempty"`
+	Digest string `json:"digest,omitempty"`
 }
+
+// The kinds of container_list: a container the server stores, or a
+// folder it mirrors read-only.
+const (
+	KindManaged = "managed"
+	KindSource  = "source"
+)
 
 func encodeRecord(r record) (json.RawMessage, error) {
 	b, err := json.Marshal(map[string]record{metaKey: r})

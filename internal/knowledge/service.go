@@ -41,6 +41,13 @@ type Options struct {
 	Extract extract.Options
 	// Logger receives ingestion failures' details (nil discards them).
 	Logger *slog.Logger
+	// Sources are the folders mirrored read-only as [source] scopes
+	// (KNOWLEDGE_SOURCES); SourceOwner owns their entries (default
+	// DefaultSourceOwner) and SourceDebounce is the watcher's quiet time
+	// before a re-sync (default ingest.DefaultDebounce).
+	Sources        []Source
+	SourceOwner    string
+	SourceDebounce time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -87,6 +94,9 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.SourceOwner == "" {
+		opt.SourceOwner = DefaultSourceOwner
+	}
 	s := &Service{st: st, emb: emb, opt: opt, alpha: 0.5, ids: ids.NewGenerator(opt.Now), log: opt.Logger,
 		idx: newChunkIndex(), q: newQueue()}
 	if opt.Alpha != nil {
@@ -98,6 +108,10 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 	if err := s.recover(ctx); err != nil {
 		return nil, err
 	}
+	sources, err := s.ensureSources(ctx)
+	if err != nil {
+		return nil, err
+	}
 	wctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	for range opt.Workers {
@@ -105,6 +119,13 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 		go func() {
 			defer s.wg.Done()
 			s.work(wctx)
+		}()
+	}
+	for _, src := range sources {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.mirror(wctx, src)
 		}()
 	}
 	return s, nil
@@ -125,6 +146,7 @@ func (s *Service) Close() error {
 // Container is one container as a principal sees it.
 type Container struct {
 	ID          string // 32 hex digits; FormatID for display
+	Kind        string // KindManaged or KindSource
 	Name        string
 	Description string
 	Owner       string
@@ -152,10 +174,10 @@ func (s *Service) containers(ctx context.Context, r persist.Reader, acc persist.
 	var out []Container
 	for _, e := range res.Entries {
 		rec, ok := decodeRecord(e.Metadata)
-		if !ok || rec.Kind != "container" {
+		if !ok || (rec.Kind != KindManaged && rec.Kind != KindSource) {
 			continue
 		}
-		out = append(out, Container{ID: e.ID, Name: rec.Name, Description: rec.Description, Owner: e.Owner,
+		out = append(out, Container{ID: e.ID, Kind: rec.Kind, Name: rec.Name, Description: rec.Description, Owner: e.Owner,
 			Visibility: e.Visibility, CreatedAt: e.CreatedAt})
 	}
 	// Two readable containers may share a name (one private to its owner,
@@ -193,7 +215,7 @@ func (s *Service) Create(ctx context.Context, acc persist.Access, roles []string
 			}
 		}
 		now := s.opt.Now().UTC()
-		rec := record{Kind: "container", Name: name, Description: strings.TrimSpace(description)}
+		rec := record{Kind: KindManaged, Name: name, Description: strings.TrimSpace(description)}
 		text := "Knowledge container " + name
 		if rec.Description != "" {
 			text += ": " + rec.Description
@@ -206,7 +228,7 @@ func (s *Service) Create(ctx context.Context, acc persist.Access, roles []string
 		if err := tx.Insert(ctx, e, nil); err != nil {
 			return fmt.Errorf("insert container: %w", err)
 		}
-		c = &Container{ID: id, Name: name, Description: rec.Description, Owner: acc.Principal,
+		c = &Container{ID: id, Kind: KindManaged, Name: name, Description: rec.Description, Owner: acc.Principal,
 			Visibility: s.opt.Visibility, CreatedAt: now, Writable: true}
 		return nil
 	})
@@ -267,10 +289,26 @@ func (s *Service) Resolve(ctx context.Context, acc persist.Access, input string)
 	return nil, notFound(input)
 }
 
-// ResolveWritable is Resolve for the write tools: a container acc may
-// read but not write is refused with a message saying so.
-func (s *Service) ResolveWritable(ctx context.Context, acc persist.Access, input string) (*Container, error) {
+// ResolveManaged is Resolve for the tools that take containers only
+// (list_files, get_document and every write tool): a source is not
+// found, in the same words as an unknown id (API reference, "What is
+// writable").
+func (s *Service) ResolveManaged(ctx context.Context, acc persist.Access, input string) (*Container, error) {
 	c, err := s.Resolve(ctx, acc, input)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind != KindManaged {
+		return nil, notFound(input)
+	}
+	return c, nil
+}
+
+// ResolveWritable is Resolve for the write tools: a source is not found,
+// a container acc may read but not write is refused with a message
+// saying so.
+func (s *Service) ResolveWritable(ctx context.Context, acc persist.Access, input string) (*Container, error) {
+	c, err := s.ResolveManaged(ctx, acc, input)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (h *handlers) list(ctx context.Context, acc caller, _ args) (*mcp.CallToolR
 	var b strings.Builder
 	fmt.Fprintf(&b, "Found %d knowledge scope(s):\n\n", len(list))
 	for _, c := range list {
-		fmt.Fprintf(&b, "- %s [managed] (%d files)", c.Name, c.Files)
+		fmt.Fprintf(&b, "- %s [%s] (%d files)", c.Name, c.Kind, c.Files)
 		if c.Description != "" {
 			fmt.Fprintf(&b, " \u2014 %s", c.Description)
 		}

@@ -34,7 +34,7 @@ func n0(n int64) string {
 }
 
 func (h *handlers) listFiles(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
+	c, err := h.svc.ResolveManaged(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (h *handlers) listFiles(ctx context.Context, acc caller, a args) (*mcp.Call
 }
 
 func (h *handlers) getDocument(ctx context.Context, acc caller, a args) (*mcp.CallToolResult, error) {
-	c, err := h.svc.Resolve(ctx, acc.Access, a.str("containerId"))
+	c, err := h.svc.ResolveManaged(ctx, acc.Access, a.str("containerId"))
 	if err != nil {
 		return nil, err
 	}
