@@ -149,8 +149,9 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	defer eng.Close()
 	// The knowledge tools run beside the context tools on the same store;
 	// their workers stop (deferred first) before the engine closes.
-	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), knowledge.Options{
-		Visibility: cfg.Engine.DefaultVisibility, PublishRole: cfg.Engine.PublishRole, Logger: cfg.Server.Logger})
+	kopt := cfg.Knowledge
+	kopt.Logger = cfg.Server.Logger
+	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), kopt)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: knowledge: %v\n", err)
 		return exitFail
