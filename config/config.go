@@ -33,8 +33,8 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/server"
 )
 
