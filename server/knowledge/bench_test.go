@@ -114,7 +114,7 @@ func BenchmarkSearchKnowledge(b *testing.B) {
 				b.Fatal(out)
 			}
 		}
-		e.wait()
+		e.waitFor(30 * time.Minute)
 		stats := e.call("local", "container_stats", map[string]any{"containerId": "bench"})
 		b.Logf("%d chunks built in %v:\n%s", chunks, time.Since(start), stats)
 		queries := []string{"winter frost damaged the orchard", "barge transport of grain to market", "cellar barrel cider press", "tariff subsidy export"}

@@ -126,9 +126,11 @@ func (e *env) call(principal, tool string, args map[string]any) string {
 	return b.String()
 }
 
-func (e *env) wait() {
+func (e *env) wait() { e.waitFor(120 * time.Second) }
+
+func (e *env) waitFor(d time.Duration) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := e.svc.WaitIdle(ctx); err != nil {
 		e.t.Fatalf("ingestion did not finish: %v", err)
