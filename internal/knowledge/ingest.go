@@ -28,6 +28,7 @@ type queue struct {
 	mu     sync.Mutex
 	jobs   []job
 	busy   int // jobs popped and not yet done
+	paused bool
 	wake   chan struct{}
 	closed bool
 }
@@ -60,7 +61,7 @@ func (q *queue) pop(ctx context.Context) (job, bool) {
 			q.mu.Unlock()
 			return job{}, false
 		}
-		if len(q.jobs) > 0 {
+		if len(q.jobs) > 0 && !q.paused {
 			j := q.jobs[0]
 			q.jobs = q.jobs[1:]
 			q.busy++
@@ -86,6 +87,28 @@ func (q *queue) pop(ctx context.Context) (job, bool) {
 	}
 }
 
+// setPaused holds or releases the queue: a held queue keeps accepting
+// jobs and hands none out.
+func (q *queue) setPaused(p bool) {
+	q.mu.Lock()
+	q.paused = p
+	q.mu.Unlock()
+	if !p {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Pause holds ingestion after the jobs already running: uploads still
+// succeed and stay Pending until Resume (maintenance, and tests that
+// read a document's Pending state).
+func (s *Service) Pause() { s.q.setPaused(true) }
+
+// Resume releases a paused ingestion queue.
+func (s *Service) Resume() { s.q.setPaused(false) }
+
 // done ends a popped job.
 func (q *queue) done() {
 	q.mu.Lock()
@@ -97,10 +120,11 @@ func (q *queue) done() {
 func (q *queue) idle() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.jobs) == 0 && q.busy == 0
+	return (len(q.jobs) == 0 || q.paused) && q.busy == 0
 }
 
-// WaitIdle waits until no ingestion is queued or running, polling every
+// WaitIdle waits until no ingestion is running or queued (a paused queue
+// counts as idle), polling every
 // 5 ms (tests and benchmarks measure upload-to-searchable with it).
 func (s *Service) WaitIdle(ctx context.Context) error {
 	t := time.NewTicker(5 * time.Millisecond)

@@ -192,7 +192,8 @@ func expand(s string, vars map[string]string) string {
 
 // TestSessionScripts runs testdata/sessions/*.txtar: sections
 // "call PRINCIPAL TOOL [capture NAME]" (JSON arguments) each followed by
-// "result" (the normalised text), and "wait" (ingestion finishes).
+// "result" (the normalised text), "pause" (ingestion holds, so
+// documents stay Pending) and "wait" (ingestion resumes and finishes).
 // `go test ./server/knowledge -run TestSessionScripts -update` rewrites
 // the results.
 func TestSessionScripts(t *testing.T) {
@@ -214,7 +215,11 @@ func TestSessionScripts(t *testing.T) {
 				f := strings.Fields(secs[i].name)
 				switch {
 				case len(f) == 1 && f[0] == "wait":
+					e.svc.Resume()
 					e.wait()
+					continue
+				case len(f) == 1 && f[0] == "pause":
+					e.svc.Pause()
 					continue
 				case len(f) >= 3 && f[0] == "call":
 				default:
