@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -121,6 +122,7 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 		return nil, err
 	}
 	s.idx.register(out.DocumentID, c.ID, p, rec.Generation, rec.Size)
+	s.jobs.cancel(out.DocumentID, rec.Generation) // a job of the replaced content is stale
 	s.q.push(job{doc: out.DocumentID, gen: rec.Generation})
 	out.JobID, out.Path = FormatID(jobID), p
 	return &out, nil
@@ -289,6 +291,7 @@ func (s *Service) DeleteFile(ctx context.Context, acc persist.Access, c *Contain
 		return nil, err
 	}
 	s.idx.forget(d.ID)
+	s.jobs.cancel(d.ID, math.MaxInt)
 	return d, nil
 }
 

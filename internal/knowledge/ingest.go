@@ -186,9 +186,19 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 	if err != nil {
 		return err
 	}
-	text, chunks, vecs, failure := s.prepare(ctx, rec, e.Text)
+	// The parse, chunk and embed steps run under the job's own context:
+	// a re-upload or a delete of the document cancels them at once
+	// instead of letting a stale job finish work nobody will read.
+	jctx, cancel := context.WithCancel(ctx)
+	s.jobs.start(j.doc, j.gen, cancel)
+	text, chunks, vecs, failure := s.prepare(jctx, rec, e.Text)
+	cancelled := jctx.Err() != nil
+	s.jobs.end(j.doc, j.gen, cancel)
 	if ctx.Err() != nil {
 		return ctx.Err() // shutting down: the document stays Processing and resumes
+	}
+	if cancelled {
+		return nil // cancelled: a newer upload has its own job, or the document is gone
 	}
 	var newText *string
 	if !textNative[Ext(rec.Name)] && failure == "" {
@@ -375,4 +385,46 @@ func (s *Service) recover(ctx context.Context) error {
 		}
 	}
 	return s.rebuild(ctx, ready)
+}
+
+// running maps a document to its job in flight: the generation it
+// ingests and its cancel function.
+type running struct {
+	mu sync.Mutex
+	m  map[string]runningJob
+}
+
+type runningJob struct {
+	gen    int
+	cancel context.CancelFunc
+}
+
+func (r *running) start(doc string, gen int, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]runningJob{}
+	}
+	r.m[doc] = runningJob{gen, cancel}
+}
+
+// end forgets the job and releases its context.
+func (r *running) end(doc string, gen int, cancel context.CancelFunc) {
+	r.mu.Lock()
+	if j, ok := r.m[doc]; ok && j.gen == gen {
+		delete(r.m, doc)
+	}
+	r.mu.Unlock()
+	cancel()
+}
+
+// cancel stops the job running for doc if it ingests a generation older
+// than gen (math.MaxInt: any).
+func (r *running) cancel(doc string, gen int) {
+	r.mu.Lock()
+	j, ok := r.m[doc]
+	r.mu.Unlock()
+	if ok && j.gen < gen {
+		j.cancel()
+	}
 }

@@ -66,6 +66,7 @@ type Service struct {
 	log   *slog.Logger
 	idx   *chunkIndex
 	q     *queue
+	jobs  running
 	// createMu serializes the duplicate check and insert of a container
 	// name (H07: ten parallel creates, one success).
 	createMu sync.Mutex

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,7 @@ func (s *Service) deleteDoc(ctx context.Context, id string) error {
 	})
 	if err == nil {
 		s.idx.forget(id)
+		s.jobs.cancel(id, math.MaxInt)
 	}
 	return err
 }
