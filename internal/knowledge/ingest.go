@@ -350,16 +350,17 @@ func (s *Service) embed(ctx context.Context, chunks []Chunk) ([][]float32, error
 	return out, nil
 }
 
-// recover registers every knowledge document of the store: a Ready one's
-// chunks go back into the index, a Pending or Processing one (left by an
-// earlier process, perhaps killed) is queued again.
-func (s *Service) recover(ctx context.Context) error {
+// recover registers every knowledge document of the store and queues
+// again every Pending or Processing one (left by an earlier process,
+// perhaps killed); it returns the Ready ones, whose chunks rebuild
+// puts back into the index.
+func (s *Service) recover(ctx context.Context) ([]persist.IndexDoc, error) {
 	var ready []persist.IndexDoc
 	after := ""
 	for {
 		page, err := s.st.ScanIndexDocs(ctx, after, 1000)
 		if err != nil {
-			return fmt.Errorf("scan knowledge documents: %w", err)
+			return nil, fmt.Errorf("scan knowledge documents: %w", err)
 		}
 		if len(page) == 0 {
 			break
@@ -384,7 +385,7 @@ func (s *Service) recover(ctx context.Context) error {
 			}
 		}
 	}
-	return s.rebuild(ctx, ready)
+	return ready, nil
 }
 
 // running maps a document to its job in flight: the generation it

@@ -100,6 +100,9 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	if strings.TrimSpace(q.Text) == "" {
 		return &Result{Elapsed: time.Since(start)}, nil
 	}
+	if err := s.indexed(ctx); err != nil {
+		return nil, err
+	}
 	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
 	if err != nil {
 		return nil, fmt.Errorf("readable documents: %w", err)
@@ -209,6 +212,9 @@ type Stats struct {
 
 // Stats computes c's statistics as acc sees them.
 func (s *Service) Stats(ctx context.Context, acc persist.Access, c *Container) (*Stats, error) {
+	if err := s.indexed(ctx); err != nil {
+		return nil, err
+	}
 	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
 	if err != nil {
 		return nil, fmt.Errorf("readable documents: %w", err)

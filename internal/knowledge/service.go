@@ -76,6 +76,23 @@ type Service struct {
 	uploadMu sync.Mutex
 	wg       sync.WaitGroup
 	stop     context.CancelFunc
+	// ready closes when the chunk index holds every Ready document;
+	// rebuildErr is set before it closes if the rebuild failed.
+	ready      chan struct{}
+	rebuildErr error
+}
+
+// indexed waits until the chunk index is rebuilt.
+func (s *Service) indexed(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		if s.rebuildErr != nil {
+			return fmt.Errorf("knowledge index: %w", s.rebuildErr)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Open starts a Service over st: it rebuilds the chunk index of every
@@ -106,7 +123,8 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if err := s.recover(ctx); err != nil {
+	ready, err := s.recover(ctx)
+	if err != nil {
 		return nil, err
 	}
 	sources, err := s.ensureSources(ctx)
@@ -115,6 +133,23 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
+	// The Ready documents' chunks are rebuilt in the background, so the
+	// server answers at once; search and statistics wait for it (every
+	// document is registered already, so uploads, listings and deletes
+	// need not).
+	s.ready = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(s.ready)
+		start := time.Now()
+		if err := s.rebuild(wctx, ready); err != nil && wctx.Err() == nil {
+			s.rebuildErr = err
+			s.log.Error("knowledge index rebuild failed", "error", err)
+			return
+		}
+		s.log.Info("knowledge index rebuilt", "documents", len(ready), "elapsed", time.Since(start))
+	}()
 	for range opt.Workers {
 		s.wg.Add(1)
 		go func() {
