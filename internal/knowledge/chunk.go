@@ -82,7 +82,11 @@ func (s *Service) rebuild(ctx context.Context, docs []persist.IndexDoc) error {
 				next++
 				mu.Unlock()
 				r, _ := decodeRecord(d.Metadata)
-				chunks, err := s.split(ctx, r, d.Text)
+				chunks, ok := chunksOf(d.Text, r.Spans)
+				var err error
+				if !ok || len(r.Spans) != r.Chunks {
+					chunks, err = s.split(ctx, r, d.Text)
+				}
 				var vecs [][]float32
 				if err == nil {
 					vecs, err = s.embed(ctx, chunks)

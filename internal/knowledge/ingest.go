@@ -217,6 +217,7 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 				return true, nil
 			}
 			r.Status, r.Error, r.Chunks = Ready, "", len(chunks)
+			r.Spans = spansOf(text, chunks)
 			r.IndexedAt = now.Format("2006-01-02T15:04:05.000Z")
 			if s.emb != nil {
 				r.Model, r.Dims = s.emb.Model(), s.emb.Dim()

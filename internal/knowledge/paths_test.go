@@ -197,3 +197,30 @@ func FuzzParseID(f *testing.F) {
 		}
 	})
 }
+
+// TestSpansRoundTrip: chunks that are slices of the text (with a
+// breadcrumb) are stored as spans and rebuilt identically; a chunk that
+// is not a slice (Semantic's joined sentences) stores no spans.
+func TestSpansRoundTrip(t *testing.T) {
+	text := "# A\n\nalpha beta\n\n## B\n\ngamma"
+	chunks := []Chunk{{Text: "A\n\nalpha beta", Start: 5, End: 15}, {Text: "A > B\n\ngamma", Start: 23, End: 28}, {Text: "alpha", Start: 5, End: 10}}
+	sp := spansOf(text, chunks)
+	if sp == nil {
+		t.Fatal("no spans")
+	}
+	back, ok := chunksOf(text, sp)
+	if !ok || len(back) != len(chunks) {
+		t.Fatalf("chunksOf: %v %v", back, ok)
+	}
+	for i := range back {
+		if back[i].Text != chunks[i].Text || back[i].Start != chunks[i].Start || back[i].End != chunks[i].End {
+			t.Errorf("chunk %d: %+v, want %+v", i, back[i], chunks[i])
+		}
+	}
+	if spansOf(text, []Chunk{{Text: "alpha  beta", Start: 5, End: 15}}) != nil {
+		t.Error("a joined chunk must store no spans")
+	}
+	if _, ok := chunksOf("short", []span{{S: 2, E: 40}}); ok {
+		t.Error("a span past the text must be refused")
+	}
+}

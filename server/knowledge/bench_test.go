@@ -137,3 +137,29 @@ func BenchmarkSearchKnowledge(b *testing.B) {
 		e.close()
 	}
 }
+
+// BenchmarkRestartRebuild measures a restart over a container of 10,000
+// chunks (100 Markdown files of 100 sections, built-in embedder): from
+// reopening the engine and the service to the first search_knowledge
+// answer, which waits for the chunk index rebuilt in the background.
+func BenchmarkRestartRebuild(b *testing.B) {
+	e := newEnv(b, &builtin.Embedder{})
+	e.call("local", "container_create", map[string]any{"name": "bench"})
+	r := rand.New(rand.NewPCG(10_000, 3))
+	var files []map[string]any
+	for i := range 100 {
+		files = append(files, map[string]any{"filename": fmt.Sprintf("r%03d.md", i), "content": markdownDoc(r, i, 100)})
+	}
+	if out := e.call("local", "bulk_upload", map[string]any{"containerId": "bench", "files": mustJSON(b, files)}); !strings.HasPrefix(out, "Uploaded 100 of 100") {
+		b.Fatal(out)
+	}
+	e.waitFor(30 * time.Minute)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.close()
+		e.open()
+		if out := e.call("local", "search_knowledge", map[string]any{"containerId": "bench", "query": "harvest", "mode": "Keyword", "topK": 1}); !strings.Contains(out, "--- Result 1 ---") {
+			b.Fatalf("no results: %.200s", out)
+		}
+	}
+}
