@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/server"
 )
@@ -55,6 +56,8 @@ type Config struct {
 	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
 	// sync tools plan_context_sync and list_ingest_state unregistered.
 	ContextSync bool
+	// Knowledge configures the knowledge tools (KNOWLEDGE_*; see readKnowledge).
+	Knowledge knowledge.Options
 	// Planned holds the validated settings of the reference's features
 	// this build does not carry yet (see Planned).
 	Planned Planned
@@ -202,6 +205,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	readSummary(r, &c)
 	readEmbedding(r, &c)
 	readPlanned(r, &c)
+	readKnowledge(r, &c)
 
 	switch len(r.errs) {
 	case 0:

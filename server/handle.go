@@ -59,6 +59,9 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 			s.log.Warn("hybrid search leg failed", "tool", t.Spec.Name, "error", r.Causes[i])
 		}
 	}
+	if r, ok := v.(*mcp.CallToolResult); ok && r != nil {
+		return r, nil // a tool that shapes its own result (plain text)
+	}
 	if isNil(v) {
 		if !t.Array {
 			return s.failed(t, errors.New("the engine returned no result")), nil

@@ -26,8 +26,10 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
+	knowledgetools "github.com/contextd/contextd/server/knowledge"
 )
 
 // Exit codes of the original server (sysexits).
@@ -145,6 +147,19 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		return exitFail
 	}
 	defer eng.Close()
+	// The knowledge tools run beside the context tools on the same store;
+	// their workers stop (deferred first) before the engine closes.
+	kopt := cfg.Knowledge
+	kopt.Logger = cfg.Server.Logger
+	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), kopt)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: knowledge: %v\n", err)
+		return exitFail
+	}
+	defer ksvc.Close()
+	if cfg.Server.Tools == nil {
+		cfg.Server.Tools = append(server.ContextTools(), knowledgetools.Tools(ksvc)...)
+	}
 	srv, err := server.New(eng, cfg.Server)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
