@@ -35,7 +35,7 @@ func (s *Store) scan(ctx context.Context, cols, afterID string, limit int) ([]pe
 		lim = int64(limit)
 	}
 	b := &sqlb{}
-	b.w("SELECT " + cols + " FROM context_entries e WHERE e.id > ").typed(afterID, "::text").w(" ORDER BY e.id LIMIT ").typed(lim, "::bigint")
+	b.w("SELECT "+cols+" FROM context_entries e WHERE e.id > ").typed(afterID, "::text").w(" ORDER BY e.id LIMIT ").typed(lim, "::bigint")
 	return s.indexDocs(ctx, b)
 }
 

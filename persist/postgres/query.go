@@ -253,7 +253,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		}
 		switch kind {
 		case kindString:
-			b.w("(" + typ + " = 'string' AND " + folded + op).typed(fold(v.(string)), "::text").w(")")
+			b.w("("+typ+" = 'string' AND "+folded+op).typed(fold(v.(string)), "::text").w(")")
 		case kindNumber:
 			b.w("(" + typ + " = 'number' AND " + numVal + op).num(v).w(")")
 		case kindBool:
@@ -266,7 +266,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		op := map[string]string{"gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}[c.Op]
 		switch kind {
 		case kindString:
-			b.w("(" + typ + " = 'string' AND " + val + op).typed(v, "::text").w(")")
+			b.w("("+typ+" = 'string' AND "+val+op).typed(v, "::text").w(")")
 		case kindNumber:
 			b.w("(" + typ + " = 'number' AND " + numVal + op).num(v).w(")")
 		default:
@@ -331,11 +331,11 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		switch {
 		case n == 0: // every string contains, starts and ends with ""
 		case c.Op == "contains":
-			b.w(" AND strpos(" + folded + ", ").typed(needle, "::text").w(") > 0")
+			b.w(" AND strpos("+folded+", ").typed(needle, "::text").w(") > 0")
 		case c.Op == "starts_with":
-			b.w(" AND left(" + folded + ", ").typed(n, "::int").w(") = ").typed(needle, "::text")
+			b.w(" AND left("+folded+", ").typed(n, "::int").w(") = ").typed(needle, "::text")
 		default:
-			b.w(" AND right(" + folded + ", ").typed(n, "::int").w(") = ").typed(needle, "::text")
+			b.w(" AND right("+folded+", ").typed(n, "::int").w(") = ").typed(needle, "::text")
 		}
 		b.w(")")
 	case "array_contains":
@@ -346,7 +346,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 			if !c.CaseSensitive {
 				x = foldSQL(x)
 			}
-			b.w("jsonb_typeof(j.x) = 'string' AND " + x + ` COLLATE "C" = `).typed(fold(v.(string)), "::text")
+			b.w("jsonb_typeof(j.x) = 'string' AND "+x+` COLLATE "C" = `).typed(fold(v.(string)), "::text")
 		case kindNumber:
 			b.w("(CASE WHEN jsonb_typeof(j.x) = 'number' THEN (j.x)::numeric END) = ").num(v)
 		case kindBool:

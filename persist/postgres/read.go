@@ -346,7 +346,7 @@ func opposite(source string) string {
 // whether a readable entry of the opposite source was stored after it.
 func (r reader) DedupCandidate(ctx context.Context, acc persist.Access, threadID, source string) (*persist.Entry, bool, error) {
 	b := &sqlb{}
-	b.w("SELECT " + entryCols + " FROM context_entries e WHERE e.thread_id = ").typed(threadID, "::text")
+	b.w("SELECT "+entryCols+" FROM context_entries e WHERE e.thread_id = ").typed(threadID, "::text")
 	b.w(" AND e.source = ").typed(source, "::text").w(" AND ")
 	b.readable(acc, "e").w(" ORDER BY e.id DESC LIMIT 1")
 	es, err := r.entries(ctx, "dedup candidate", b, false)

@@ -155,7 +155,7 @@ func (r reader) ScanVectorDocs(ctx context.Context, afterID string, limit int) (
 		lim = int64(limit)
 	}
 	b := &sqlb{}
-	b.w(vectorDocCols + " WHERE c.context_id IN (SELECT DISTINCT context_id FROM embedding_chunks WHERE context_id > ").typed(afterID, "::text")
+	b.w(vectorDocCols+" WHERE c.context_id IN (SELECT DISTINCT context_id FROM embedding_chunks WHERE context_id > ").typed(afterID, "::text")
 	b.w(" ORDER BY context_id LIMIT ").typed(lim, "::bigint").w(") ORDER BY c.context_id, c.chunk_index, c.id")
 	return r.vectorDocs(ctx, b)
 }
