@@ -22,7 +22,7 @@ type Options struct {
 	// POSTGRESQL_POOL_MAX, default 20).
 	PoolMin, PoolMax int
 	// ConnectTimeout bounds opening one connection
-	// (POSTGRESQL_CONNECT_TIMEOUT_S, default 10 s).
+	// (POSTGRESQL_CONNECT_TIMEOUT_S, default 60 s).
 	ConnectTimeout time.Duration
 	// CommandTimeout is the server's statement_timeout for every
 	// statement (POSTGRESQL_COMMAND_TIMEOUT_S, default 60 s).
@@ -34,7 +34,7 @@ type Options struct {
 	// (POSTGRESQL_MAX_INACTIVE_LIFETIME_S, default 300 s; 0 keeps them).
 	MaxInactiveLifetime time.Duration
 	// MaxQueries recycles a connection after this many statements
-	// (POSTGRESQL_MAX_QUERIES, default 50000; 0 never).
+	// (POSTGRESQL_MAX_QUERIES, default 10000; 0 never).
 	MaxQueries int
 	// Keepalives are the TCP keepalive settings of every connection
 	// (POSTGRESQL_TCP_KEEPALIVES_IDLE_S 15, _INTERVAL_S 5, _COUNT 3).
@@ -55,11 +55,11 @@ const (
 	defaultSchema           = "public"
 	defaultPoolMin          = 2
 	defaultPoolMax          = 20
-	defaultConnectTimeout   = 10 * time.Second
+	defaultConnectTimeout   = 60 * time.Second
 	defaultCommandTimeout   = 60 * time.Second
 	defaultMigrationTimeout = 300 * time.Second
 	defaultInactive         = 300 * time.Second
-	defaultMaxQueries       = 50000
+	defaultMaxQueries       = 10000
 	defaultKeepIdle         = 15 * time.Second
 	defaultKeepInterval     = 5 * time.Second
 	defaultKeepCount        = 3
