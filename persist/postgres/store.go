@@ -28,6 +28,12 @@ type Store struct {
 
 	// afterCommit runs after each committed write (see AfterCommit).
 	afterCommit atomic.Pointer[func(ctx context.Context)]
+	// connCfg opens the LISTEN connection (notify.go), outside the pool.
+	connCfg *pgx.ConnConfig
+	listen  listenState
+	// instance tags this Store's notifications, so its listener skips its
+	// own commits (the writer already ran the hook for them).
+	instance string
 
 	closeOnce sync.Once
 }
@@ -46,6 +52,8 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, lockKey: lockKey(cfg.Schema)}
 	s.configure(pc)
+	s.connCfg = pc.ConnConfig.Copy()
+	s.instance = newInstanceID()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
 		return nil, wrap("connect", err)
 	}
@@ -129,6 +137,7 @@ func (s *Store) Backend() string { return Backend }
 // Close closes every connection. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.startListener(nil)
 		if s.pool != nil {
 			s.pool.Close()
 		}
@@ -171,7 +180,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	}
 	if t.lastSeq > 0 {
 		// Delivered at commit, to every replica listening (notify.go).
-		if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel(s.cfg.Schema), strconv.FormatInt(t.lastSeq, 10)); err != nil {
+		if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel(s.cfg.Schema), s.instance+":"+strconv.FormatInt(t.lastSeq, 10)); err != nil {
 			return wrap("notify", err)
 		}
 	}
@@ -186,14 +195,16 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 }
 
 // AfterCommit registers fn to run after every committed write of this
-// Store, in the writer's goroutine; nil unregisters. Writes of other
-// processes arrive through Listen (notify.go).
+// Store, in the writer's goroutine, and after every write another process
+// commits to the schema, in the listener's goroutine (notify.go); nil
+// unregisters and stops the listener.
 func (s *Store) AfterCommit(fn func(ctx context.Context)) {
 	if fn == nil {
 		s.afterCommit.Store(nil)
-		return
+	} else {
+		s.afterCommit.Store(&fn)
 	}
-	s.afterCommit.Store(&fn)
+	s.startListener(fn)
 }
 
 // LastSeq returns the newest committed change-log seq (0 when empty).
