@@ -240,9 +240,9 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 	return out, nil
 }
 
-// Native reports no native engine yet: SEARCH_BACKEND=native on
-// PostgreSQL (tsvector, pgvector) is not built; the engine refuses it.
-func (s *Store) Native() persist.Native { return persist.Native{} }
+// Native reports tsvector full-text search (always there); native vector
+// search needs pgvector, which this build does not use yet.
+func (s *Store) Native() persist.Native { return persist.Native{FullText: s} }
 
 // PoolStats reports the pool and the operations run on it.
 func (s *Store) PoolStats() persist.PoolStats {
