@@ -167,7 +167,7 @@ func (s *Store) FullTextSearch(ctx context.Context, acc persist.Access, q persis
 	} else {
 		b.w(", ''")
 	}
-	b.w(" FROM context_entries e, to_tsquery('" + cfg + "'::regconfig, ").typed(tsq, "::text").w(") q")
+	b.w(" FROM context_entries e, to_tsquery('"+cfg+"'::regconfig, ").typed(tsq, "::text").w(") q")
 	b.w(" WHERE e.text_search_vector @@ q AND ")
 	if err := b.filter(acc, q.Filter); err != nil {
 		return res, err
