@@ -173,17 +173,23 @@ func (s *Store) FullTextSearch(ctx context.Context, acc persist.Access, q persis
 		return res, err
 	}
 	b.w(" ORDER BY 2 DESC, e.id DESC LIMIT ").typed(int64(q.Limit), "::bigint")
-	rows, err := s.q.Query(ctx, b.String(), b.args...)
+	hits, err := asCaller(s, ctx, acc, func(r reader) ([]persist.FullTextHit, error) {
+		rows, err := r.q.Query(ctx, b.String(), b.args...)
+		if err != nil {
+			return nil, wrap("full-text search", err)
+		}
+		hits := []persist.FullTextHit{}
+		var h persist.FullTextHit
+		_, err = pgx.ForEachRow(rows, []any{&h.ID, &h.Score, &h.Highlighted}, func() error {
+			hits = append(hits, h)
+			return nil
+		})
+		return hits, wrap("full-text search", err)
+	})
 	if err != nil {
-		return res, wrap("full-text search", err)
+		return res, err
 	}
-	var h persist.FullTextHit
-	if _, err := pgx.ForEachRow(rows, []any{&h.ID, &h.Score, &h.Highlighted}, func() error {
-		res.Hits = append(res.Hits, h)
-		return nil
-	}); err != nil {
-		return res, wrap("full-text search", err)
-	}
+	res.Hits = hits
 	if q.Explain {
 		if res.Plan, err = s.reader.plan(ctx, b); err != nil {
 			return res, err

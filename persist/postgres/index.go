@@ -81,7 +81,7 @@ func (s *Store) FilterIDs(ctx context.Context, acc persist.Access, f persist.Fil
 		return nil, err
 	}
 	b.w(" ORDER BY e.id")
-	out, err := s.strings1(ctx, "filter ids", b)
+	out, err := asCaller(s, ctx, acc, func(r reader) ([]string, error) { return r.strings1(ctx, "filter ids", b) })
 	if err != nil {
 		return nil, err
 	}

@@ -57,8 +57,9 @@ func migrations() ([]migration, error) {
 // database has not seen, all under a session advisory lock keyed by the
 // schema, so replicas starting together apply each step once (the
 // reference runs all DDL under an advisory lock). Each step commits with
-// its schema_migrations row.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, lockKey int64) (err error) {
+// its schema_migrations row. With rls the row-level security policies are
+// (re)installed under the same lock.
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, lockKey int64, rls bool) (err error) {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -77,8 +78,17 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, lockKey int
 			err = wrap("migrate: unlock", uerr)
 		}
 	}()
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(schema)); err != nil {
-		return wrap("migrate: create schema", err)
+	// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+	// database even when the schema exists, which an application role
+	// given only its schema lacks: create it only when missing.
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+		return wrap("migrate: read schemas", err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(schema)); err != nil {
+			return wrap("migrate: create schema", err)
+		}
 	}
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
@@ -105,6 +115,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, lockKey int
 		if err != nil {
 			return wrap(fmt.Sprintf("apply migration %s", m.name), err)
 		}
+	}
+	if rls {
+		return enableRLS(ctx, conn.Conn())
 	}
 	return nil
 }

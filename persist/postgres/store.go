@@ -63,7 +63,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		s.pool.Close()
 		return nil, wrap("connect", err)
 	}
-	if err := migrate(mctx, s.pool, cfg.Schema, s.lockKey); err != nil {
+	if err := migrate(mctx, s.pool, cfg.Schema, s.lockKey, cfg.RLS); err != nil {
 		s.pool.Close()
 		return nil, err
 	}
@@ -88,6 +88,9 @@ func (s *Store) configure(pc *pgxpool.Config) {
 		cc.RuntimeParams = map[string]string{}
 	}
 	cc.RuntimeParams["search_path"] = quoteIdent(c.Schema)
+	// The store's own reads are unrestricted; reads for a caller clear
+	// this in their transaction (rls.go).
+	cc.RuntimeParams[settingUnrestricted] = "on"
 	cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.CommandTimeout.Milliseconds(), 10)
 	if cc.RuntimeParams["application_name"] == "" {
 		cc.RuntimeParams["application_name"] = "contextd"

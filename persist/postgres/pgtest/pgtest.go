@@ -16,6 +16,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	neturl "net/url"
 	"os"
 	"testing"
 	"time"
@@ -83,4 +84,35 @@ func exec(ctx context.Context, url, sql string, args ...any) error {
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, sql, args...)
 	return err
+}
+
+// Role creates a login role without SUPERUSER or BYPASSRLS that may create
+// tables in schema, and returns url rewritten to connect as it (the test
+// server trusts loopback connections). The role and everything it owns are
+// dropped when t ends. Row-level security applies only to such roles.
+func Role(t testing.TB, url, schema string) string {
+	t.Helper()
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	role := "r_" + hex.EncodeToString(b[:])
+	Exec(t, url, `CREATE ROLE `+role+` LOGIN NOSUPERUSER NOBYPASSRLS`)
+	Exec(t, url, `GRANT USAGE, CREATE ON SCHEMA `+schema+` TO `+role)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := exec(ctx, url, `DROP OWNED BY `+role+` CASCADE`); err != nil {
+			t.Errorf("pgtest: drop objects of %s: %v", role, err)
+		}
+		if err := exec(ctx, url, `DROP ROLE `+role); err != nil {
+			t.Errorf("pgtest: drop role %s: %v", role, err)
+		}
+	})
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatalf("pgtest: %s is not a URL: %v", Env, err)
+	}
+	u.User = neturl.User(role)
+	return u.String()
 }
