@@ -74,16 +74,14 @@ func checkVector(v []float32) error {
 }
 
 // validateEmbeddings checks e before anything is written: a positive Dim,
-// every vector Dim long and finite, spans with 0 <= Start <= End.
+// every chunk with a vector or a code, every vector Dim long and finite,
+// spans with 0 <= Start <= End.
 func validateEmbeddings(e persist.Embeddings) error {
 	if e.Dim <= 0 {
 		return fmt.Errorf("dimension %d is not positive", e.Dim)
 	}
 	for i, c := range e.Chunks {
-		if len(c.Vector) != e.Dim {
-			return fmt.Errorf("chunk %d: vector has %d dimensions, want %d", i, len(c.Vector), e.Dim)
-		}
-		if err := checkVector(c.Vector); err != nil {
+		if err := checkForms(c.Vector, c.Code, e.Dim); err != nil {
 			return fmt.Errorf("chunk %d: %w", i, err)
 		}
 		if c.Start < 0 || c.End < c.Start {
@@ -94,7 +92,7 @@ func validateEmbeddings(e persist.Embeddings) error {
 }
 
 const sqlInsertChunk = `INSERT INTO embedding_chunks
-	(context_id, chunk_index, start_index, end_index, embedding) VALUES (?, ?, ?, ?, ?)`
+	(context_id, chunk_index, start_index, end_index, embedding, code) VALUES (?, ?, ?, ?, ?, ?)`
 
 // SetEmbeddings replaces the chunk vectors and the embedding metadata of
 // entry id with e; empty e.Chunks removes them. It appends no change-log
@@ -151,7 +149,7 @@ func (t *tx) setEmbeddings(ctx context.Context, id string, e persist.Embeddings,
 // insertChunks writes the chunk rows and the metadata row of entry id.
 func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) error {
 	for i, c := range e.Chunks {
-		if _, err := t.exec(ctx, sqlInsertChunk, id, c.Index, c.Start, c.End, encodeVector(c.Vector)); err != nil {
+		if _, err := t.exec(ctx, sqlInsertChunk, id, c.Index, c.Start, c.End, encodeVector(c.Vector), nullBlob(c.Code)); err != nil {
 			return fmt.Errorf("sqlite: set embeddings: insert chunk %d: %w", i, err)
 		}
 	}
@@ -200,7 +198,7 @@ func (r reader) ScanVectorDocs(ctx context.Context, afterID string, limit int) (
 	return r.vectorDocs(ctx, b)
 }
 
-const vectorDocCols = `SELECT c.context_id, c.id, c.chunk_index, c.start_index, c.end_index, c.embedding FROM embedding_chunks c`
+const vectorDocCols = `SELECT c.context_id, c.id, c.chunk_index, c.start_index, c.end_index, c.embedding, c.code FROM embedding_chunks c`
 
 func (r reader) vectorDocs(ctx context.Context, b *sqlb) ([]persist.VectorDoc, error) {
 	rows, err := r.q.QueryContext(ctx, b.String(), b.args...)
@@ -216,12 +214,18 @@ func (r reader) vectorDocs(ctx context.Context, b *sqlb) ([]persist.VectorDoc, e
 			key  int64
 			blob []byte
 		)
-		if err := rows.Scan(&id, &key, &kc.Index, &kc.Start, &kc.End, &blob); err != nil {
+		if err := rows.Scan(&id, &key, &kc.Index, &kc.Start, &kc.End, &blob, &kc.Code); err != nil {
 			return nil, fmt.Errorf("sqlite: read vectors: %w", err)
 		}
 		kc.Key = uint64(key)
 		if kc.Vector, err = decodeVector(blob); err != nil {
 			return nil, fmt.Errorf("sqlite: read vectors of %s: %w", id, err)
+		}
+		if len(kc.Vector) == 0 {
+			kc.Vector = nil // a code-only chunk (0006)
+		}
+		if len(kc.Code) == 0 {
+			kc.Code = nil
 		}
 		if n := len(out); n == 0 || out[n-1].ID != id {
 			out = append(out, persist.VectorDoc{ID: id})
