@@ -38,19 +38,15 @@ func decodeVector(b []byte) ([]float32, error) {
 }
 
 // validateEmbeddings checks e before anything is written: a positive Dim,
-// every vector Dim long and finite, spans with 0 <= Start <= End.
+// every chunk with a vector or a code, every vector Dim long and finite,
+// spans with 0 <= Start <= End.
 func validateEmbeddings(e persist.Embeddings) error {
 	if e.Dim <= 0 {
 		return fmt.Errorf("dimension %d is not positive", e.Dim)
 	}
 	for i, c := range e.Chunks {
-		if len(c.Vector) != e.Dim {
-			return fmt.Errorf("chunk %d: vector has %d dimensions, want %d", i, len(c.Vector), e.Dim)
-		}
-		for j, x := range c.Vector {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("chunk %d: value %d is not a finite number", i, j)
-			}
+		if err := checkForms(c.Vector, c.Code, e.Dim); err != nil {
+			return fmt.Errorf("chunk %d: %w", i, err)
 		}
 		if c.Start < 0 || c.End < c.Start {
 			return fmt.Errorf("chunk %d: bad span [%d, %d)", i, c.Start, c.End)
@@ -104,14 +100,14 @@ func (t *tx) AddEmbeddings(ctx context.Context, id string, e persist.Embeddings)
 func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) error {
 	n := len(e.Chunks)
 	idx, start, end := make([]int32, n), make([]int32, n), make([]int32, n)
-	vecs := make([][]byte, n)
+	vecs, codes := make([][]byte, n), make([][]byte, n)
 	for i, c := range e.Chunks {
 		idx[i], start[i], end[i] = int32(c.Index), int32(c.Start), int32(c.End)
-		vecs[i] = encodeVector(c.Vector)
+		vecs[i], codes[i] = vectorArg(c.Vector), codeArg(c.Code)
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding)
-		SELECT $1, u.i, u.s, u.e, u.v FROM unnest($2::int[], $3::int[], $4::int[], $5::bytea[]) WITH ORDINALITY AS u(i, s, e, v, o)
-		ORDER BY u.o`, id, idx, start, end, vecs); err != nil {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding, code)
+		SELECT $1, u.i, u.s, u.e, u.v, u.c FROM unnest($2::int[], $3::int[], $4::int[], $5::bytea[], $6::bytea[]) WITH ORDINALITY AS u(i, s, e, v, c, o)
+		ORDER BY u.o`, id, idx, start, end, vecs, codes); err != nil {
 		return wrap("set embeddings: insert chunks", err)
 	}
 	now := time.Now().UTC()
@@ -134,7 +130,7 @@ func (r reader) HasEmbeddings(ctx context.Context, id string) (bool, error) {
 	return has, nil
 }
 
-const vectorDocCols = `SELECT c.context_id, c.id, c.chunk_index, c.start_index, c.end_index, c.embedding FROM embedding_chunks c`
+const vectorDocCols = `SELECT c.context_id, c.id, c.chunk_index, c.start_index, c.end_index, c.embedding, c.code FROM embedding_chunks c`
 
 // VectorDocs returns the entries among ids that have chunk vectors, in id
 // order, each with its chunks in chunk order, without access restriction.
@@ -171,14 +167,21 @@ func (r reader) vectorDocs(ctx context.Context, b *sqlb) ([]persist.VectorDoc, e
 		kc   persist.KeyedChunk
 		key  int64
 		blob []byte
+		code []byte
 	)
-	_, err = pgx.ForEachRow(rows, []any{&id, &key, &kc.Index, &kc.Start, &kc.End, &blob}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &key, &kc.Index, &kc.Start, &kc.End, &blob, &code}, func() error {
 		v, err := decodeVector(blob)
 		if err != nil {
 			return err
 		}
 		c := kc
 		c.Key, c.Vector = uint64(key), v
+		if len(v) == 0 {
+			c.Vector = nil // a code-only chunk (0003)
+		}
+		if len(code) > 0 {
+			c.Code = append([]byte(nil), code...)
+		}
 		if n := len(out); n == 0 || out[n-1].ID != id {
 			out = append(out, persist.VectorDoc{ID: id})
 		}
