@@ -45,7 +45,7 @@ func TestCranfieldEvalPostgreSQL(t *testing.T) {
 		"in-process fts": 0.37, "in-process fts+rerank": 0.38,
 		"in-process semantic": 0.23, "in-process semantic+rerank": 0.36,
 		"in-process hybrid": 0.37, "in-process hybrid+rerank": 0.38,
-		"native fts": 0.30, "native fts+rerank": 0.35,
+		"native fts": 0.31, "native fts+rerank": 0.35,
 	}
 	for _, r := range runs {
 		t.Logf("postgresql %s: nDCG@10 %.4f (odd %.4f, even %.4f)  P@10 %.4f  MAP %.4f  MRR %.4f", r.name(), r.ndcg10, r.half(1), r.half(0), r.p10, r.mapScore, r.mrr)
