@@ -17,8 +17,10 @@ import (
 // PostgreSQL store: the in-process indexes built from PostgreSQL (every
 // method) and PostgreSQL's own tsvector full text (SEARCH_BACKEND=native;
 // its semantic and hybrid runs need pgvector, which this build does not
-// use, so they are skipped). The in-process runs hold SQLite's floors:
-// the indexes see the same documents whichever database holds them.
+// use, so they are skipped). The in-process runs hold SQLite's floors
+// (the indexes see the same documents whichever database holds them),
+// except semantic search, measured at 0.2256 once chunk vectors are
+// stored as codes (the h-quant2 default).
 func TestCranfieldEvalPostgreSQL(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
@@ -43,7 +45,7 @@ func TestCranfieldEvalPostgreSQL(t *testing.T) {
 	}
 	floors := map[string]float64{
 		"in-process fts": 0.37, "in-process fts+rerank": 0.38,
-		"in-process semantic": 0.23, "in-process semantic+rerank": 0.36,
+		"in-process semantic": 0.22, "in-process semantic+rerank": 0.35,
 		"in-process hybrid": 0.37, "in-process hybrid+rerank": 0.38,
 		"native fts": 0.31, "native fts+rerank": 0.35,
 	}
@@ -53,7 +55,7 @@ func TestCranfieldEvalPostgreSQL(t *testing.T) {
 			t.Fatalf("%s: %d judged queries, want 225", r.name(), r.judged)
 		}
 		if floor, ok := floors[r.name()]; !ok || r.ndcg10 < floor {
-			t.Fatalf("%s: nDCG@10 %.4f below its floor %.2f", r.name(), r.ndcg10, floor)
+			t.Errorf("%s: nDCG@10 %.4f below its floor %.2f", r.name(), r.ndcg10, floor)
 		}
 	}
 	if len(runs) != len(floors) {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,33 +15,12 @@ import (
 // the code column of embedding_chunks, the compression_metadata singleton
 // and the rewrites of a migration between float32 and compressed storage.
 
-// checkForms reports a chunk with neither form, or a float32 vector that is
-// not dim long and finite. Codes are opaque here: the engine that wrote
-// them checks them against compression_metadata when it reads them.
-func checkForms(v []float32, code []byte, dim int) error {
-	if len(v) == 0 && len(code) == 0 {
-		return errors.New("neither a vector nor a code")
-	}
-	if len(v) == 0 {
-		return nil
-	}
-	if len(v) != dim {
-		return fmt.Errorf("vector has %d dimensions, want %d", len(v), dim)
-	}
-	for j, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("value %d is not a finite number", j)
-		}
-	}
-	return nil
-}
-
 // vectorArg is the stored float32 form of v: NULL when the chunk has none.
 func vectorArg(v []float32) []byte {
 	if len(v) == 0 {
 		return nil
 	}
-	return encodeVector(v)
+	return sqlval.EncodeVector(v)
 }
 
 // codeArg is the stored code: NULL when the chunk has none.
@@ -91,7 +70,7 @@ func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
 		}
 		return nil
 	}
-	if err := checkCompression(c); err != nil {
+	if err := sqlval.CheckCompression(c); err != nil {
 		return errf("set compression metadata: %v", err)
 	}
 	created := c.CreatedAt
@@ -109,24 +88,6 @@ func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
 	return nil
 }
 
-// checkCompression refuses a record the table's constraints would: the
-// message names the field instead of the driver's constraint text.
-func checkCompression(c *persist.Compression) error {
-	switch {
-	case c.Provider == "":
-		return errors.New("empty provider")
-	case c.Bits < 1 || c.Bits > 4:
-		return fmt.Errorf("bits %d is not between 1 and 4", c.Bits)
-	case c.Variant != "mse" && c.Variant != "ip":
-		return fmt.Errorf("variant %q is not mse or ip", c.Variant)
-	case c.Dim <= 0:
-		return fmt.Errorf("dimension %d is not positive", c.Dim)
-	case c.Fingerprint == "":
-		return errors.New("empty fingerprint")
-	}
-	return nil
-}
-
 // RewriteChunks replaces the forms of the chunks named by forms. The float32
 // vectors are checked against the dimension of their entry's metadata row.
 func (t *tx) RewriteChunks(ctx context.Context, forms []persist.ChunkForm) error {
@@ -140,7 +101,7 @@ func (t *tx) RewriteChunks(ctx context.Context, forms []persist.ChunkForm) error
 		if err != nil {
 			return wrap("rewrite chunks", err)
 		}
-		if err := checkForms(f.Vector, f.Code, dim); err != nil {
+		if err := sqlval.CheckForms(f.Vector, f.Code, dim); err != nil {
 			return errf("rewrite chunks: form %d (chunk %d): %v", i, f.Key, err)
 		}
 		if _, err := t.tx.Exec(ctx, `UPDATE embedding_chunks SET embedding = $1, code = $2 WHERE id = $3`,

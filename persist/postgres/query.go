@@ -1,16 +1,15 @@
 package postgres
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // sqlb builds one SQL statement and its positional ($n) arguments.
@@ -150,69 +149,7 @@ func jsonPath(segs []string) (asJSON, asText string, err error) {
 	return "(e.metadata #> " + arr + ")", "(e.metadata #>> " + arr + ")", nil
 }
 
-// Kinds of metadata condition values.
-const (
-	kindNone = iota
-	kindString
-	kindNumber
-	kindBool
-)
-
-// kindOf classifies a condition value and returns it in the form to bind
-// (string, int64, float64 or bool).
-func kindOf(v any) (int, any, error) {
-	switch x := v.(type) {
-	case nil:
-		return kindNone, nil, nil
-	case string:
-		return kindString, x, nil
-	case bool:
-		return kindBool, x, nil
-	case int64:
-		return kindNumber, x, nil
-	case int:
-		return kindNumber, int64(x), nil
-	case int32:
-		return kindNumber, int64(x), nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return kindNone, nil, errors.New("non-finite number")
-		}
-		return kindNumber, x, nil
-	case float32:
-		return kindOf(float64(x))
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return kindNumber, i, nil
-		}
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
-			return kindNone, nil, fmt.Errorf("bad number %q", string(x))
-		}
-		return kindOf(f)
-	}
-	return kindNone, nil, fmt.Errorf("unsupported value type %T", v)
-}
-
-// asciiLower folds A-Z only: the ASCII case fold of R-310 (SQLite's
-// lower()). PostgreSQL's lower() follows the locale, so SQL folds with
-// foldSQL instead.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// foldSQL is the SQL of asciiLower applied to x.
+// foldSQL is the SQL of sqlval.ASCIILower applied to x.
 func foldSQL(x string) string {
 	return "translate(" + x + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 }
@@ -235,12 +172,12 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	fold := func(s string) string { return s }
 	if !c.CaseSensitive {
 		folded = foldSQL(tv) + ` COLLATE "C"`
-		fold = asciiLower
+		fold = sqlval.ASCIILower
 	}
 	// PostgreSQL does not promise to evaluate AND left to right, so the
 	// cast to numeric is guarded by CASE: a string value never reaches it.
 	numVal := "(CASE WHEN " + typ + " = 'number' THEN (" + jv + ")::numeric END)"
-	kind, v, err := kindOf(c.Value)
+	kind, v, err := sqlval.KindOf(c.Value)
 	if err != nil {
 		return fmt.Errorf("operator %s: %w", c.Op, err)
 	}
@@ -252,11 +189,11 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 			op = " <> "
 		}
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			b.w("("+typ+" = 'string' AND "+folded+op).typed(fold(v.(string)), "::text").w(")")
-		case kindNumber:
+		case sqlval.KindNumber:
 			b.w("(" + typ + " = 'number' AND " + numVal + op).num(v).w(")")
-		case kindBool:
+		case sqlval.KindBool:
 			want := v.(bool) != neg
 			b.w("(" + jv + " = '" + strconv.FormatBool(want) + "'::jsonb)")
 		default:
@@ -265,9 +202,9 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "gt", "gte", "lt", "lte":
 		op := map[string]string{"gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}[c.Op]
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			b.w("("+typ+" = 'string' AND "+val+op).typed(v, "::text").w(")")
-		case kindNumber:
+		case sqlval.KindNumber:
 			b.w("(" + typ + " = 'number' AND " + numVal + op).num(v).w(")")
 		default:
 			return fmt.Errorf("operator %s requires a numeric or string value", c.Op)
@@ -277,16 +214,16 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		var nums []any
 		var bools []string
 		for _, m := range c.Values {
-			k, mv, err := kindOf(m)
+			k, mv, err := sqlval.KindOf(m)
 			if err != nil {
 				return fmt.Errorf("operator %s: %w", c.Op, err)
 			}
 			switch k {
-			case kindString:
+			case sqlval.KindString:
 				strs = append(strs, fold(mv.(string)))
-			case kindNumber:
+			case sqlval.KindNumber:
 				nums = append(nums, mv)
-			case kindBool:
+			case sqlval.KindBool:
 				bools = append(bools, "'"+strconv.FormatBool(mv.(bool))+"'::jsonb")
 			}
 		}
@@ -322,7 +259,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "is_null":
 		b.w("(" + typ + " = 'null')")
 	case "contains", "starts_with", "ends_with":
-		if kind != kindString {
+		if kind != sqlval.KindString {
 			return fmt.Errorf("operator %s requires a string value", c.Op)
 		}
 		needle := fold(v.(string))
@@ -341,15 +278,15 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "array_contains":
 		b.w("(" + typ + " = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements(" + jv + ") j(x) WHERE ")
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			x := "(j.x #>> '{}')"
 			if !c.CaseSensitive {
 				x = foldSQL(x)
 			}
 			b.w("jsonb_typeof(j.x) = 'string' AND "+x+` COLLATE "C" = `).typed(fold(v.(string)), "::text")
-		case kindNumber:
+		case sqlval.KindNumber:
 			b.w("(CASE WHEN jsonb_typeof(j.x) = 'number' THEN (j.x)::numeric END) = ").num(v)
-		case kindBool:
+		case sqlval.KindBool:
 			b.w("j.x = '" + strconv.FormatBool(v.(bool)) + "'::jsonb")
 		default:
 			return fmt.Errorf("operator %s requires a non-null scalar value", c.Op)

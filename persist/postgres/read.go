@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -334,14 +335,6 @@ func (r reader) State(ctx context.Context, acc persist.Access, id string) (persi
 	return st, true, nil
 }
 
-// opposite returns the other source of a conversation.
-func opposite(source string) string {
-	if source == "user" {
-		return "agent"
-	}
-	return "user"
-}
-
 // DedupCandidate returns the latest readable entry of thread and source and
 // whether a readable entry of the opposite source was stored after it.
 func (r reader) DedupCandidate(ctx context.Context, acc persist.Access, threadID, source string) (*persist.Entry, bool, error) {
@@ -356,7 +349,7 @@ func (r reader) DedupCandidate(ctx context.Context, acc persist.Access, threadID
 	cand := &es[0]
 	b = &sqlb{}
 	b.w("SELECT EXISTS (SELECT 1 FROM context_entries e WHERE e.thread_id = ").typed(threadID, "::text")
-	b.w(" AND e.source = ").typed(opposite(source), "::text").w(" AND e.id > ").typed(cand.ID, "::text").w(" AND ")
+	b.w(" AND e.source = ").typed(sqlval.Opposite(source), "::text").w(" AND e.id > ").typed(cand.ID, "::text").w(" AND ")
 	b.readable(acc, "e").w(")")
 	var inter bool
 	if err := r.q.QueryRow(ctx, b.String(), b.args...).Scan(&inter); err != nil {

@@ -2,13 +2,11 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"math"
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -16,51 +14,12 @@ import (
 // (the SQLite store's layout, so both stores hand the in-process index the
 // same bytes), one row per chunk, replaced as a whole per entry.
 
-// encodeVector returns v as little-endian float32 bytes.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// decodeVector reads little-endian float32 bytes.
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("vector of %d bytes is not a float32 array", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
-
-// validateEmbeddings checks e before anything is written: a positive Dim,
-// every chunk with a vector or a code, every vector Dim long and finite,
-// spans with 0 <= Start <= End.
-func validateEmbeddings(e persist.Embeddings) error {
-	if e.Dim <= 0 {
-		return fmt.Errorf("dimension %d is not positive", e.Dim)
-	}
-	for i, c := range e.Chunks {
-		if err := checkForms(c.Vector, c.Code, e.Dim); err != nil {
-			return fmt.Errorf("chunk %d: %w", i, err)
-		}
-		if c.Start < 0 || c.End < c.Start {
-			return fmt.Errorf("chunk %d: bad span [%d, %d)", i, c.Start, c.End)
-		}
-	}
-	return nil
-}
-
 // SetEmbeddings replaces the chunk vectors and embedding metadata of entry
 // id with e; empty e.Chunks removes them. Invalid vectors are refused
 // before anything is written; vectors for a missing entry are an error.
 func (t *tx) SetEmbeddings(ctx context.Context, id string, e persist.Embeddings) error {
 	if len(e.Chunks) > 0 {
-		if err := validateEmbeddings(e); err != nil {
+		if err := sqlval.ValidateEmbeddings(e); err != nil {
 			return errf("set embeddings of %s: %v", id, err)
 		}
 		var exists bool
@@ -89,7 +48,7 @@ func (t *tx) AddEmbeddings(ctx context.Context, id string, e persist.Embeddings)
 	if len(e.Chunks) == 0 {
 		return nil
 	}
-	if err := validateEmbeddings(e); err != nil {
+	if err := sqlval.ValidateEmbeddings(e); err != nil {
 		return errf("set embeddings of %s: %v", id, err)
 	}
 	return t.insertChunks(ctx, id, e)
@@ -170,7 +129,7 @@ func (r reader) vectorDocs(ctx context.Context, b *sqlb) ([]persist.VectorDoc, e
 		code []byte
 	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &key, &kc.Index, &kc.Start, &kc.End, &blob, &code}, func() error {
-		v, err := decodeVector(blob)
+		v, err := sqlval.DecodeVector(blob)
 		if err != nil {
 			return err
 		}
