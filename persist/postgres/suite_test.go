@@ -11,7 +11,7 @@ import (
 
 // open opens a store on a fresh schema of the test server (skipping
 // without one), closed when t ends.
-func open(t *testing.T, o Options) *Store {
+func open(t testing.TB, o Options) *Store {
 	t.Helper()
 	o.URL, o.Schema = pgtest.Schema(t)
 	st, err := Open(context.Background(), o)
