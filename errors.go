@@ -18,6 +18,7 @@ var (
 	// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
 	// whose embedder differs from the stored vectors' model.
 	ErrEmbeddingModelChanged = cerrors.ErrEmbeddingModelChanged
+	ErrCompressionChanged    = cerrors.ErrCompressionChanged // stored vectors' form vs COMPRESSION_* (exit 78)
 	// Document extraction (index/extract): no extractor, over a limit, broken.
 	ErrUnsupported, ErrTooLarge, ErrMalformed = cerrors.ErrUnsupported, cerrors.ErrTooLarge, cerrors.ErrMalformed
 )

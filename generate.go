@@ -21,12 +21,15 @@ const ReembedCommand = generate.ReembedCommand
 // and embedding parts of cfg.
 func newGenerator(cfg Config) *generate.Generator {
 	s, t, m := cfg.Summary, cfg.IndexTree, cfg.Embedding
+	if m.Backend == BackendNative || m.Backend == "" && cfg.FTS.Backend == BackendNative {
+		m.Compression.KeepFloat = true // sqlite-vec searches the float32 vectors
+	}
 	return generate.New(generate.Options{
 		Summary: generate.SummaryOptions{Summarizer: s.Summarizer, MinContentLength: s.MinContentLength, Prompt: s.Prompt, MaxConcurrent: s.MaxConcurrent},
 		Nodes: generate.NodeOptions{Disabled: t.Disabled, Prompt: t.Prompt, MinContentLength: t.MinContentLength,
 			Timeout: t.Timeout, TotalTimeout: t.TotalTimeout, MaxConcurrent: t.MaxConcurrent, MaxNodes: t.MaxNodes},
 		Embedding: generate.EmbeddingOptions{Embedder: m.Embedder, MaxConcurrent: m.MaxConcurrent,
-			DisableChunking: m.DisableChunking, ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap},
+			DisableChunking: m.DisableChunking, ChunkSize: m.ChunkSize, ChunkOverlap: m.ChunkOverlap, Compression: m.Compression},
 	})
 }
 

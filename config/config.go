@@ -35,6 +35,7 @@ import (
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/persist/postgres"
 	"github.com/contextd/contextd/server"
 )
 
@@ -108,12 +109,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 
 	c.LogLevel = r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 	c.MemoryLimit = r.int64Range("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<30) << 20
-	switch b := r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql"); b {
-	case "postgresql":
-		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
-	default:
-		c.Engine.Storage.Backend = b
-	}
+	c.Engine.Storage.Backend = r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql")
 	c.Transport = r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse")
 	switch c.Transport {
 	case "streamable-http":
@@ -206,6 +202,9 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	readEmbedding(r, &c)
 	readPlanned(r, &c)
 	readKnowledge(r, &c)
+	if c.Engine.Storage.Backend == postgres.Backend {
+		c.Engine.Storage.URL, c.Engine.Storage.Options = postgresStorage(c.Planned.PostgreSQL)
+	}
 
 	switch len(r.errs) {
 	case 0:

@@ -153,7 +153,6 @@ func TestConfigInvalid(t *testing.T) {
 	}{
 		{"blank DB_PATH", "DB_PATH", "  ", "must not be blank"},
 		{"empty DB_PATH", "DB_PATH", "", "must not be blank"},
-		{"postgresql", "STORAGE_BACKEND", "postgresql", "not available yet"},
 		{"unknown backend", "STORAGE_BACKEND", "mysql", "must be one of sqlite, postgresql"},
 		{"sse transport", "MCP_TRANSPORT", "sse", "the legacy sse transport is not implemented; use http"},
 		{"port 0", "FASTMCP_PORT", "0", "must be an integer from 1 to 65535"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/quant"
 )
@@ -48,7 +49,7 @@ type Compression struct {
 	Provider      string // COMPRESSION_PROVIDER: turboquant
 	Bits          int    // COMPRESSION_BITS: 2-4, default 4
 	Variant       string // COMPRESSION_VARIANT: mse (default, it ranks better: README, Compression) or ip
-	KeepFloat     bool   // COMPRESSION_KEEP_FLOAT: re-rank by float32 vectors (default true)
+	KeepFloat     bool   // COMPRESSION_KEEP_FLOAT: float32 vectors beside the codes (default false; true with SEARCH_BACKEND=native)
 	Seed          uint32 // COMPRESSION_SEED: 0-4294967295, default 0
 	MaxConcurrent int    // COMPRESSION_MAX_CONCURRENT: 1-32, default min(CPUs, 4)
 	Dim           int    // EMBEDDING_DIM as read, the dimension compressed
@@ -142,7 +143,7 @@ var schemaPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
 // compression constraint checks.
 func readPlanned(r *envReader, c *Config) {
 	p := &c.Planned
-	readCompression(r, &p.Compression, &c.Engine.Embedding.Compression)
+	readCompression(r, &p.Compression, &c.Engine.Embedding.Compression, c.Engine.FTS.Backend == contextd.BackendNative)
 	p.OllamaAutoPull = r.boolean("OLLAMA_AUTO_PULL", true)
 	p.OllamaPullTimeout = r.secondsBetween("OLLAMA_PULL_TIMEOUT_S", 900, 30, 3600)
 	p.MetadataIndexSyncMode = r.choice("METADATA_INDEX_SYNC_MODE", "additive", strings.ToLower, "strict", "auto", "warn", "additive")
@@ -199,7 +200,11 @@ func readPlanned(r *envReader, c *Config) {
 // quant.Settings. The reference's constraint d·b_eff % 8 == 0 (exit 78)
 // is lifted: package quant pads every code row to a whole byte, so the
 // 100-d built-in model starts at every bits and variant.
-func readCompression(r *envReader, k *Compression, s *quant.Settings) {
+// COMPRESSION_KEEP_FLOAT defaults to false (SQL and the in-process graph
+// hold codes only) except with SEARCH_BACKEND=native, whose sqlite-vec
+// table searches the float32 vectors: there they are kept beside the codes
+// unless COMPRESSION_KEEP_FLOAT=false says otherwise, which is refused.
+func readCompression(r *envReader, k *Compression, s *quant.Settings, native bool) {
 	raw, set := r.lookup("ENABLE_EMBEDDING_COMPRESSION")
 	k.Enabled = r.boolean("ENABLE_EMBEDDING_COMPRESSION", true)
 	on, valid := request.ParseBoolWord(raw)
@@ -207,7 +212,10 @@ func readCompression(r *envReader, k *Compression, s *quant.Settings) {
 	k.Provider = r.choice("COMPRESSION_PROVIDER", "turboquant", strings.ToLower, "turboquant")
 	k.Bits = r.intRange("COMPRESSION_BITS", 4, 2, 4)
 	k.Variant = r.choice("COMPRESSION_VARIANT", "mse", strings.ToLower, "ip", "mse")
-	k.KeepFloat = r.boolean("COMPRESSION_KEEP_FLOAT", true)
+	k.KeepFloat = r.boolean("COMPRESSION_KEEP_FLOAT", native)
+	if native && !k.KeepFloat && k.Enabled {
+		r.fail("COMPRESSION_KEEP_FLOAT", "false", "must be true with SEARCH_BACKEND=native, whose vector table searches the float32 vectors")
+	}
 	if v, ok := r.lookup("COMPRESSION_SEED"); ok {
 		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 		if err != nil {
@@ -218,7 +226,7 @@ func readCompression(r *envReader, k *Compression, s *quant.Settings) {
 	}
 	k.MaxConcurrent = r.intRange("COMPRESSION_MAX_CONCURRENT", min(runtime.NumCPU(), 4), 1, 32)
 	variant, _ := quant.ParseVariant(k.Variant) // one of the two, checked above
-	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, CodesOnly: !k.KeepFloat}
+	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, KeepFloat: k.KeepFloat, MaxConcurrent: k.MaxConcurrent}
 }
 
 // readPostgreSQL reads POSTGRESQL_* and ENABLE_POSTGRESQL_RLS.

@@ -38,6 +38,10 @@ var (
 	// ErrEmbeddingModelChanged is wrapped by the start-up error of an engine
 	// whose embedder differs from the model the stored vectors came from.
 	ErrEmbeddingModelChanged = errors.New("embedding model changed")
+	// ErrCompressionChanged is wrapped by the start-up error of an engine
+	// whose compression settings differ from the stored vectors' form
+	// (C.14: exit 78, `contextd migrate compress|decompress`).
+	ErrCompressionChanged = errors.New("compression settings changed")
 	// ErrUnsupported: a document's format has no extractor (index/extract),
 	// or the file is binary.
 	ErrUnsupported = errors.New("unsupported format")

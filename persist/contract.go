@@ -121,6 +121,11 @@ type VectorStore interface {
 	EmbeddingCounts(ctx context.Context, acc Access) (entries, chunks int, err error)
 	// EmbeddingBytes is the storage taken by vectors (-1 when unknown).
 	EmbeddingBytes(ctx context.Context) (int64, error)
+	// Compression returns the recorded provenance of the stored codes;
+	// ok is false when none is recorded.
+	Compression(ctx context.Context) (c Compression, ok bool, err error)
+	// VectorForms counts the stored chunks by form.
+	VectorForms(ctx context.Context) (VectorForms, error)
 }
 
 // VectorWriter writes the vectors of an entry inside a write transaction.
@@ -133,6 +138,16 @@ type VectorWriter interface {
 	AddEmbeddings(ctx context.Context, id string, e Embeddings) error
 	// HasEmbeddings reports whether entry id has stored vectors.
 	HasEmbeddings(ctx context.Context, id string) (bool, error)
+	// SetCompression records c as the provenance of the stored codes,
+	// replacing any earlier record; nil removes it.
+	SetCompression(ctx context.Context, c *Compression) error
+	// RewriteChunks replaces the stored forms (Vector, Code) of existing
+	// chunks, keeping their keys, entries and spans: the step of a
+	// migration between float32 and compressed storage. It appends no
+	// change-log row (no entry changes). A key that names no chunk, or a
+	// form with neither Vector nor Code, is an error and nothing of the
+	// call is kept by a transaction that returns it.
+	RewriteChunks(ctx context.Context, forms []ChunkForm) error
 }
 
 // Native holds the database's own search engines; nil fields are engines

@@ -23,6 +23,17 @@ if [ "$want" != "$have" ]; then
   echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
 fi
 
+echo "== PostgreSQL 15 (throwaway cluster)"
+# persist/postgres and the conformance suites run against a real server.
+# The cluster lives in a temporary directory, listens on loopback only,
+# runs with fsync=off (its data is thrown away) and is stopped by the
+# trap however the script ends. Without the URL these tests skip.
+. scripts/pgcluster.sh
+pg_cluster_start
+trap pg_cluster_stop EXIT
+export CONTEXTD_TEST_POSTGRES_URL="$PG_CLUSTER_URL"
+echo "PostgreSQL at $CONTEXTD_TEST_POSTGRES_URL"
+
 echo "== go test (quick and long tiers)"
 # The long tier (internal/testtier: the 60 s HTTP load test, the 100k
 # recall gates, the peer comparison, the Cranfield evaluation) skips

@@ -227,3 +227,60 @@ func TestSnapshotVersion1Read(t *testing.T) {
 		t.Fatalf("version 1 snapshot: hits %v, want %v", b, a)
 	}
 }
+
+// TestAddCode: an index filled from stored code records (AddCode) holds
+// the same codes as one that encoded the vectors itself, so its exact scan
+// gives the same hits and distances, and its graph finds them as well;
+// AddCode refuses what it cannot serve.
+func TestAddCode(t *testing.T) {
+	vecs := clustered(4, 1200, 48, 0.6)
+	q := mustQuant(t, 48, 4, quant.MSE)
+	byVec := build(t, vecs[:1100], Options{Metric: L2, Quantizer: q})
+	byCode, err := New(48, Options{Metric: L2, Quantizer: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs[:1100] {
+		code, _ := q.Encode(nil, v)
+		if err := byCode.AddCode(uint64(i), code); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var graphFound, total int
+	for _, query := range vecs[1100:1130] {
+		want, _ := byVec.Search(ctx, query, 10, SearchOptions{Exact: true})
+		got, _ := byCode.Search(ctx, query, 10, SearchOptions{Exact: true})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("exact scan over AddCode codes = %v, want %v", got, want)
+		}
+		g, _ := byCode.Search(ctx, query, 10, SearchOptions{})
+		for _, h := range g {
+			if slices.ContainsFunc(want, func(w Hit) bool { return w.Key == h.Key }) {
+				graphFound++
+			}
+		}
+		total += len(want)
+	}
+	if r := float64(graphFound) / float64(total); r < 0.95 {
+		t.Fatalf("graph built by AddCode finds %.3f of the exact scan's top 10", r)
+	}
+	code, _ := q.Encode(nil, vecs[0])
+	for name, ix := range map[string]*Index{
+		"no quantizer": build(t, vecs[:10], Options{Metric: L2}),
+		"keep float":   build(t, vecs[:10], Options{Metric: L2, Quantizer: q, KeepFloat: true}),
+		"cosine":       build(t, vecs[:10], Options{Quantizer: q}),
+	} {
+		if err := ix.AddCode(99, code); err == nil {
+			t.Fatalf("%s: AddCode accepted", name)
+		}
+	}
+	if err := byCode.AddCode(99, code[:len(code)-1]); err == nil {
+		t.Fatal("a short code was accepted")
+	}
+	nan := slices.Clone(code)
+	binary.LittleEndian.PutUint32(nan, math.Float32bits(float32(math.NaN())))
+	if err := byCode.AddCode(99, nan); err == nil {
+		t.Fatal("a code with a NaN norm was accepted")
+	}
+}

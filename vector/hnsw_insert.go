@@ -4,7 +4,10 @@ package vector
 // inserting a node (algorithm 1 of the paper) and the neighbour-selection
 // heuristic that keeps lists within capacity.
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Add inserts vec under key, replacing the key's previous vector if any.
 // The vector is copied.
@@ -17,7 +20,43 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 	if old, ok := ix.byKey[key]; ok {
 		ix.tombstone(old)
 	}
-	id, qv := ix.alloc(key, vec)
+	id, qv := ix.alloc(key, vec, nil)
+	ix.insert(id, qv)
+	ix.byKey[key] = id
+	ix.live++
+	ix.maybeRepair()
+	return nil
+}
+
+// AddCode inserts key from its code record (the form of the index's
+// quantizer, quant.Quantizer.Encode), replacing it if present: what a
+// store that keeps only codes hands back, so nothing is encoded twice.
+// The insertion measures the graph against the code's reconstruction.
+// It needs a quantizer without KeepFloat (there is no float32 vector to
+// keep) and the L2 or Dot metric (a Cosine index codes normalised
+// vectors, which a stored code of the raw vector is not).
+func (ix *Index) AddCode(key uint64, code []byte) error {
+	switch {
+	case ix.quant == nil || ix.o.KeepFloat:
+		return fmt.Errorf("%w: AddCode needs an index of codes only", ErrInvalid)
+	case ix.o.Metric == Cosine:
+		return fmt.Errorf("%w: AddCode needs the L2 or Dot metric", ErrInvalid)
+	case len(code) != ix.csize:
+		return fmt.Errorf("%w: code of %d bytes, want %d", ErrInvalid, len(code), ix.csize)
+	}
+	qv := make([]float32, ix.dim)
+	if err := ix.quant.Decode(qv, code); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := ix.checkVector(qv); err != nil { // a corrupt norm decodes to NaN
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if old, ok := ix.byKey[key]; ok {
+		ix.tombstone(old)
+	}
+	id, _ := ix.alloc(key, qv, code)
 	ix.insert(id, qv)
 	ix.byKey[key] = id
 	ix.live++
@@ -54,7 +93,9 @@ func (ix *Index) maybeRepair() {
 // alloc stores the vector (or its code) in a free slot or a new one and
 // draws its level; it returns the slot and the vector in index space
 // (normalised for Cosine), which insert measures the graph against.
-func (ix *Index) alloc(key uint64, vec []float32) (uint32, []float32) {
+//
+// code, when not nil, is vec's code record, copied instead of encoding vec.
+func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float32) {
 	qv := vec
 	if ix.o.Metric == Cosine {
 		qv = append([]float32(nil), vec...)
@@ -69,7 +110,10 @@ func (ix *Index) alloc(key uint64, vec []float32) (uint32, []float32) {
 		if ix.vecs != nil {
 			copy(ix.vec(id), qv)
 		}
-		if ix.quant != nil {
+		switch {
+		case code != nil:
+			copy(ix.code(id), code)
+		case ix.quant != nil:
 			_, _ = ix.quant.Encode(ix.code(id)[:0], qv) // checked by Add
 		}
 		ix.keys[id] = key
@@ -82,7 +126,10 @@ func (ix *Index) alloc(key uint64, vec []float32) (uint32, []float32) {
 		if ix.quant == nil || ix.o.KeepFloat {
 			ix.vecs = append(ix.vecs, qv...)
 		}
-		if ix.quant != nil {
+		switch {
+		case code != nil:
+			ix.codes = append(ix.codes, code...)
+		case ix.quant != nil:
 			ix.codes, _ = ix.quant.Encode(ix.codes, qv)
 		}
 		ix.keys = append(ix.keys, key)

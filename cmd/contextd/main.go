@@ -141,7 +141,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
 		var ce *config.Error
-		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) {
+		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) || errors.Is(err, contextd.ErrCompressionChanged) {
 			return exitConfig
 		}
 		return exitFail
@@ -213,10 +213,11 @@ commands:
   ingest PATH --thread kb:NAME [flags]
             sync a folder of documents (Markdown, text, code, HTML,
             PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
-  migrate reembed
-            regenerate every stored vector with the configured embedding
-            model (after a change of EMBEDDING_MODEL or EMBEDDING_DIM);
-            stop the server first (contextd reembed is the same)
+  migrate compress|decompress|reembed
+            convert the stored vectors to the configured compression
+            (TurboQuant codes) or back to float32, or regenerate them
+            with the configured embedding model; stop the server first
+            (contextd reembed is migrate reembed)
 
 Every command answers -h or --help with its usage.
 `
@@ -224,13 +225,6 @@ Every command answers -h or --help with its usage.
 const versionUsage = `usage: contextd version
 
 Prints the version of contextd.
-`
-
-const migrateUsage = `usage: contextd migrate reembed
-
-Migrates the database at DB_PATH. reembed regenerates every stored
-vector with the configured embedding model (contextd migrate reembed -h).
-Stop the server first.
 `
 
 const reembedUsage = `usage: contextd migrate reembed (or contextd reembed)
@@ -248,25 +242,6 @@ func openError(path string, err error) string {
 		return msg
 	}
 	return fmt.Sprintf("database %s: %v", path, err)
-}
-
-// runMigrate dispatches contextd migrate's subcommands.
-func runMigrate(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if code, done := parseCommand("migrate", args, migrateUsage, stdout, stderr); done {
-			return code
-		}
-		fmt.Fprint(stderr, "contextd migrate: a subcommand is required\n"+migrateUsage)
-		return exitUsage
-	}
-	if args[0] != "reembed" {
-		fmt.Fprintf(stderr, "contextd migrate: unknown subcommand %q\n%s", args[0], migrateUsage)
-		return exitUsage
-	}
-	if code, done := parseCommand("migrate reembed", args[1:], reembedUsage, stdout, stderr); done {
-		return code
-	}
-	return runReembed(ctx, lookupEnv, stderr)
 }
 
 // runReembed regenerates every stored vector with the configured model.

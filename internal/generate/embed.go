@@ -9,7 +9,9 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/chunk"
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/quant"
 )
 
 // Embeddings are generated before the write transaction like every model
@@ -32,6 +34,10 @@ type EmbeddingOptions struct {
 	// ChunkSize and ChunkOverlap are CHUNK_SIZE and CHUNK_OVERLAP in code
 	// points (defaults 1500 and 150).
 	ChunkSize, ChunkOverlap int
+	// Compression stores the vectors as TurboQuant codes (C.14; the zero
+	// value is on: 4-bit mse, codes only). They are compressed right
+	// after embedding, before the write transaction.
+	Compression quant.Settings
 }
 
 // ReembedCommand is the command that regenerates every stored vector with
@@ -80,6 +86,9 @@ func (g *Generator) EmbedText(ctx context.Context, text string) (*persist.Embedd
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if err := g.codec.Compress(out); err != nil {
+		return nil, fmt.Errorf("compression: %w", err)
 	}
 	return out, nil
 }
@@ -139,19 +148,36 @@ func hasEmbeddings(ctx context.Context, st VectorReader, id string) (bool, error
 	return len(docs) == 1 && len(docs[0].Chunks) > 0, nil
 }
 
-// ModelStore records the model of the stored vectors
-// (persist.VectorStore has it).
+// ModelStore records the model of the stored vectors and their
+// compression (persist.Store has it).
 type ModelStore interface {
+	compress.Store
 	EmbeddingModel(ctx context.Context) (m persist.EmbeddingModel, ok bool, err error)
 	SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel) error
 	ScanVectorDocs(ctx context.Context, afterID string, limit int) ([]persist.VectorDoc, error)
 }
 
+// Codec is the compression of stored vectors (nil: off); CheckModel
+// reports an error making it.
+func (g *Generator) Codec() *compress.Codec { return g.codec }
+
 // CheckModel compares the configured model with the one the stored
-// vectors came from, recording it when the database has none. A mismatch
-// with vectors present wraps cerrors.ErrEmbeddingModelChanged and names
-// ReembedCommand. It needs an embedder.
+// vectors came from, recording it when the database has none, then the
+// configured compression with the stored form of the vectors
+// (compress.Check). A model mismatch with vectors present wraps
+// cerrors.ErrEmbeddingModelChanged and names ReembedCommand; a compression
+// mismatch wraps cerrors.ErrCompressionChanged. It needs an embedder.
 func (g *Generator) CheckModel(ctx context.Context, st ModelStore) error {
+	if err := g.checkModel(ctx, st); err != nil {
+		return err
+	}
+	if g.codecErr != nil {
+		return g.codecErr
+	}
+	return compress.Check(ctx, st, g.codec)
+}
+
+func (g *Generator) checkModel(ctx context.Context, st ModelStore) error {
 	em := g.Embedder()
 	want := persist.EmbeddingModel{Model: em.Model(), Dim: em.Dim()}
 	got, ok, err := st.EmbeddingModel(ctx)

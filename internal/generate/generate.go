@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
@@ -42,6 +43,8 @@ type Generator struct {
 	opts     Options
 	sumSem   chan struct{} // SUMMARY_MAX_CONCURRENT, shared with node summaries
 	embedSem chan struct{} // EMBEDDING_MAX_CONCURRENT
+	codec    *compress.Codec
+	codecErr error // reported by CheckModel
 }
 
 // New returns a Generator for opts.
@@ -54,7 +57,11 @@ func New(opts Options) *Generator {
 	if ne <= 0 {
 		ne = 3
 	}
-	return &Generator{opts: opts, sumSem: make(chan struct{}, ns), embedSem: make(chan struct{}, ne)}
+	g := &Generator{opts: opts, sumSem: make(chan struct{}, ns), embedSem: make(chan struct{}, ne)}
+	if em := opts.Embedding.Embedder; em != nil {
+		g.codec, g.codecErr = compress.New(opts.Embedding.Compression, em.Dim())
+	}
+	return g
 }
 
 // Embedder is the configured embedder, nil when embeddings are off.

@@ -10,6 +10,7 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/quant"
 )
 
 // peak tracks the most calls in flight at once.
@@ -218,10 +219,20 @@ func (f *fakeModelStore) ScanVectorDocs(context.Context, string, int) ([]persist
 func (f *fakeModelStore) VectorDocs(context.Context, []string) ([]persist.VectorDoc, error) {
 	return f.docs, nil
 }
+func (f *fakeModelStore) Compression(context.Context) (persist.Compression, bool, error) {
+	return persist.Compression{}, false, nil
+}
+func (f *fakeModelStore) VectorForms(context.Context) (persist.VectorForms, error) {
+	return persist.VectorForms{}, nil
+}
+func (f *fakeModelStore) Write(context.Context, func(persist.Tx) error) error {
+	return errors.New("the model check with compression off writes nothing")
+}
 
 func TestCheckModel(t *testing.T) {
 	ctx := context.Background()
-	g := New(Options{Embedding: EmbeddingOptions{Embedder: &fakeEmbedder{dim: 4}}})
+	// Compression off: its check is compress's (TestCheck_C14 there).
+	g := New(Options{Embedding: EmbeddingOptions{Embedder: &fakeEmbedder{dim: 4}, Compression: quant.Settings{Disabled: true}}})
 	st := &fakeModelStore{}
 	if err := g.CheckModel(ctx, st); err != nil || st.set == nil || *st.set != (persist.EmbeddingModel{Model: "fake", Dim: 4}) {
 		t.Fatalf("first start: %v, recorded %v", err, st.set)

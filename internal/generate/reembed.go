@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -65,6 +66,11 @@ func (g *Generator) Reembed(ctx context.Context, st ReembedStore, progress io.Wr
 	em := g.Embedder()
 	if err := st.SetEmbeddingModel(ctx, persist.EmbeddingModel{Model: em.Model(), Dim: em.Dim()}); err != nil {
 		return n, fmt.Errorf("reembed: record the model: %w", err)
+	}
+	// Every vector was rewritten in the configured form (EmbedText
+	// compresses): record its provenance, or none with compression off.
+	if err := compress.Record(ctx, st, g.codec); err != nil {
+		return n, fmt.Errorf("reembed: %w", err)
 	}
 	fmt.Fprintf(progress, "contextd: reembed: %d entries embedded with %s (%d dimensions) in %s\n", n, em.Model(), em.Dim(), time.Since(began).Round(time.Millisecond))
 	return n, nil

@@ -14,9 +14,9 @@ import (
 	"github.com/contextd/contextd/quant"
 )
 
-// TestVectorsCompressionSettings_C14: with the float32 vectors kept (the
-// zero Settings) the graph runs on them (graphOptions), with CodesOnly on
-// codes; a snapshot stored under other
+// TestVectorsCompressionSettings_C14: with the float32 vectors kept
+// (KeepFloat) the graph runs on them (graphOptions), by default on codes;
+// a snapshot stored under other
 // settings is rebuilt (with the reason), never reused; the ranking is the
 // same in every storage; a bad setting is an ErrInvalid error.
 func TestVectorsCompressionSettings_C14(t *testing.T) {
@@ -32,12 +32,12 @@ func TestVectorsCompressionSettings_C14(t *testing.T) {
 		codes   bool
 		rebuilt bool
 	}{
-		{quant.Settings{CodesOnly: true}, true, false}, // first open: no snapshot yet
-		{quant.Settings{CodesOnly: true}, true, false}, // same settings: the snapshot is used
-		{quant.Settings{}, false, true},
+		{quant.Settings{}, true, false}, // first open: no snapshot yet
+		{quant.Settings{}, true, false}, // same settings: the snapshot is used
+		{quant.Settings{KeepFloat: true}, false, true},
 		{quant.Settings{Disabled: true}, false, false}, // float32 either way
-		{quant.Settings{Bits: 2, CodesOnly: true}, true, true},
-		{quant.Settings{Bits: 2, Variant: quant.IP, CodesOnly: true}, true, true},
+		{quant.Settings{Bits: 2}, true, true},
+		{quant.Settings{Bits: 2, Variant: quant.IP}, true, true},
 	} {
 		var progress bytes.Buffer
 		feed := follow.NewFeed(st)

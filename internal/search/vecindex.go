@@ -15,6 +15,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/quant"
@@ -50,8 +51,9 @@ type vecIndex struct {
 	progress io.Writer
 	follow   *follow.Follower // owns the watermark and the applier
 
-	g   *vector.Index
-	cat *catalog.Catalog
+	g     *vector.Index
+	cat   *catalog.Catalog
+	codec *compress.Codec // reads stored codes; nil with compression off
 
 	// emu guards chunks and byEntry. Lock order: emu before the graph's
 	// own lock, in searches (read) and in applies (write) alike.
@@ -87,6 +89,9 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	if err != nil {
 		return nil, err
 	}
+	if vi.codec, err = compress.New(comp, dim); err != nil {
+		return nil, fmt.Errorf("vector index: %w", err)
+	}
 	g, why := vi.loadSnapshot(dim, vo)
 	if g == nil {
 		if g, err = vector.New(dim, vo); err != nil {
@@ -118,13 +123,13 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 }
 
 // graphOptions chooses the graph's storage. With the float32 vectors kept
-// (the default) the graph runs on them. Measured 2026-12-03: building on
+// (comp.KeepFloat) the graph runs on them. Measured 2026-12-03: building on
 // codes took 30 % more CPU per insert at 100-d and 80 % more at 384-d
 // (BenchmarkBuildStorage, 10k; comparisons between stored nodes decode
 // codes, and every insert builds its query tables), and on 100k built-in
 // sentence vectors codes with float32 re-ranking reached recall@10 0.968
 // against 0.974 on float32, with 10 % more memory (codes beside the
-// floats; TestQuantRecallGloVe100k). With comp.CodesOnly
+// floats; TestQuantRecallGloVe100k). By default
 // (COMPRESSION_KEEP_FLOAT=false) the graph holds codes only: 296 instead
 // of 663 bytes per vector and 2.3 times less heap, at recall@10 0.83.
 func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
@@ -133,7 +138,7 @@ func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	if err != nil {
 		return vo, fmt.Errorf("vector index: %w", err)
 	}
-	if comp.CodesOnly {
+	if !comp.KeepFloat {
 		vo.Quantizer = q
 	}
 	return vo, nil
@@ -196,7 +201,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 					delete(inGraph, c.Key)
 					continue
 				}
-				if err := vi.g.Add(c.Key, c.Vector); err != nil {
+				if err := vi.add(&c); err != nil {
 					return fmt.Errorf("vector index: entry %s: %w", d.ID, err)
 				}
 				added++
@@ -288,7 +293,7 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error
 		return nil
 	}
 	for _, c := range d.Chunks {
-		if err := vi.g.Add(c.Key, c.Vector); err != nil {
+		if err := vi.add(&c); err != nil {
 			return fmt.Errorf("vector index: entry %s: %w", id, err)
 		}
 		vi.chunks[c.Key] = chunkRef{ord: ord, index: c.Index, start: c.Start, end: c.End}
@@ -296,6 +301,29 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error
 	vi.byEntry[id] = keys
 	vi.changed += len(keys)
 	return nil
+}
+
+// add puts stored chunk c into the graph in the form the graph runs on: a
+// graph of codes takes the stored code as it is (vector.AddCode: nothing
+// is encoded twice), a float32 graph the stored vector, or the code's
+// reconstruction when SQL holds only the code (COMPRESSION_KEEP_FLOAT
+// turned on over a database of codes).
+func (vi *vecIndex) add(c *persist.KeyedChunk) error {
+	if vi.g.Quantizer() != nil && c.Code != nil {
+		rec, err := vi.codec.Record(nil, c.Code)
+		if err != nil {
+			return err
+		}
+		return vi.g.AddCode(c.Key, rec)
+	}
+	if c.Vector == nil && vi.codec == nil {
+		return errors.New("a chunk is stored compressed but compression is off")
+	}
+	v, err := vi.codec.Vector(&c.ChunkVector)
+	if err != nil {
+		return err
+	}
+	return vi.g.Add(c.Key, v)
 }
 
 // dropChunks removes the chunks of entry id. The caller holds emu.

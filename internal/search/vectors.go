@@ -23,8 +23,9 @@ type VectorOptions struct {
 	// Progress receives reconcile progress (default os.Stderr).
 	Progress io.Writer
 	// Compression configures the in-process graph's codes (quant.Settings:
-	// the zero value is on, 4-bit mse, float32 kept for re-ranking). The
-	// native backend ignores it: sqlite-vec searches float32 vectors.
+	// the zero value is on, 4-bit mse, codes only). The native backend
+	// ignores it: sqlite-vec searches the float32 vectors, which the engine
+	// keeps beside the codes with SEARCH_BACKEND=native.
 	Compression quant.Settings
 }
 

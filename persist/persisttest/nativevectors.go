@@ -18,6 +18,7 @@ func (s suite) nativeVectors(t *testing.T) {
 	t.Run("ManyChunks", s.vectorSearchManyChunks)
 	t.Run("Oracle", s.vectorSearchOracle)
 	t.Run("EnsureDrop", s.vectorSearchEnsureDrop)
+	t.Run("CodeOnly_C14", s.vectorSearchCodeOnly)
 }
 
 // vectorStore opens a store with native vector search (skipping t when

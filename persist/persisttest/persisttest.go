@@ -22,6 +22,7 @@ func Run(t *testing.T, open func(t *testing.T) persist.Store) {
 	t.Run("Grants", s.grants)
 	t.Run("ChangeLog", s.changeLog)
 	t.Run("Vectors", s.vectors)
+	t.Run("Compression", s.compression)
 	t.Run("NodeSummaries", s.nodeSummaries)
 	t.Run("Ingest", s.ingest)
 	t.Run("NativeFullText", s.nativeFullText)

@@ -118,7 +118,7 @@ func TestEmbeddingsRejected(t *testing.T) {
 		"negative dim":   "dimension -1",
 		"short vector":   "chunk 1: vector has 1 dimensions",
 		"long vector":    "chunk 0: vector has 3 dimensions",
-		"nil vector":     "vector has 0 dimensions",
+		"nil vector":     "neither a vector nor a code",
 		"nan":            "chunk 1: value 0 is not a finite number",
 		"inf":            "not a finite number",
 		"bad span":       "bad span",

@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
+)
+
+// This file stores the compressed forms of chunk vectors (migration 0006):
+// the code column of embedding_chunks, the compression_metadata singleton
+// and the rewrites of a migration between float32 and compressed storage.
+
+// nullBlob maps an empty code to SQL NULL.
+func nullBlob(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// Compression returns the compression_metadata row; ok is false when there
+// is none.
+func (r reader) Compression(ctx context.Context) (persist.Compression, bool, error) {
+	var (
+		c       persist.Compression
+		seed    int64
+		created int64
+	)
+	err := r.q.QueryRowContext(ctx, `SELECT provider, bits, variant, seed, dim, codebook_fingerprint, created_at
+		FROM compression_metadata WHERE id = 1`).Scan(&c.Provider, &c.Bits, &c.Variant, &seed, &c.Dim, &c.Fingerprint, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return persist.Compression{}, false, nil
+	}
+	if err != nil {
+		return persist.Compression{}, false, fmt.Errorf("sqlite: read compression metadata: %w", err)
+	}
+	c.Seed = uint32(seed)
+	c.CreatedAt = time.UnixMicro(created).UTC()
+	return c, true, nil
+}
+
+// VectorForms counts the chunk rows by form and sums the code bytes.
+func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
+	var f persist.VectorForms
+	if err := r.q.QueryRowContext(ctx, `SELECT count(*),
+		coalesce(sum(length(embedding) > 0), 0), count(code), coalesce(sum(length(code)), 0)
+		FROM embedding_chunks`).Scan(&f.Chunks, &f.Float, &f.Code, &f.CodeBytes); err != nil {
+		return persist.VectorForms{}, fmt.Errorf("sqlite: count vector forms: %w", err)
+	}
+	return f, nil
+}
+
+// SetCompression writes (or, with nil, removes) the compression_metadata
+// row in the transaction. A zero CreatedAt is now.
+func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
+	if c == nil {
+		if _, err := t.exec(ctx, `DELETE FROM compression_metadata`); err != nil {
+			return fmt.Errorf("sqlite: remove compression metadata: %w", err)
+		}
+		return nil
+	}
+	if err := sqlval.CheckCompression(c); err != nil {
+		return fmt.Errorf("sqlite: set compression metadata: %w", err)
+	}
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	if _, err := t.exec(ctx, `INSERT INTO compression_metadata
+		(id, provider, bits, variant, seed, dim, codebook_fingerprint, created_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, bits = excluded.bits,
+			variant = excluded.variant, seed = excluded.seed, dim = excluded.dim,
+			codebook_fingerprint = excluded.codebook_fingerprint, created_at = excluded.created_at`,
+		c.Provider, c.Bits, c.Variant, int64(c.Seed), c.Dim, c.Fingerprint, created.UnixMicro()); err != nil {
+		return fmt.Errorf("sqlite: set compression metadata: %w", err)
+	}
+	return nil
+}
+
+const sqlRewriteChunk = `UPDATE embedding_chunks SET embedding = ?, code = ? WHERE id = ?`
+
+// RewriteChunks replaces the forms of the chunks named by forms. The float32
+// vectors are checked against the dimension of their entry's metadata row.
+func (t *tx) RewriteChunks(ctx context.Context, forms []persist.ChunkForm) error {
+	for i, f := range forms {
+		var dim int
+		err := t.queryRow(ctx, `SELECT m.dimensions FROM embedding_chunks c
+			JOIN embedding_metadata m ON m.context_id = c.context_id WHERE c.id = ?`, int64(f.Key)).Scan(&dim)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("sqlite: rewrite chunks: no chunk %d", f.Key)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: rewrite chunks: %w", err)
+		}
+		if err := sqlval.CheckForms(f.Vector, f.Code, dim); err != nil {
+			return fmt.Errorf("sqlite: rewrite chunks: form %d (chunk %d): %w", i, f.Key, err)
+		}
+		if _, err := t.exec(ctx, sqlRewriteChunk, sqlval.EncodeVector(f.Vector), nullBlob(f.Code), int64(f.Key)); err != nil {
+			return fmt.Errorf("sqlite: rewrite chunks: chunk %d: %w", f.Key, err)
+		}
+	}
+	return nil
+}
