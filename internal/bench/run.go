@@ -344,4 +344,3 @@ func cpuName() string {
 	}
 	return fmt.Sprintf("%s (%d cores)", name, runtime.NumCPU())
 }
-
