@@ -282,11 +282,18 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		case kindString:
 			b.w("(" + typ + " = 'text' AND ")
 			if neg {
-				b.w(folded + " <> ")
-			} else {
-				b.w(folded + " = ")
+				b.w(folded+" <> ").arg(fold(v.(string))).w(")")
+				break
 			}
-			b.arg(fold(v.(string))).w(")")
+			// The folded comparison is what the indexes of the indexed
+			// fields hold (migration 0007: folded value, created_at, id),
+			// so it drives the walk in page order for either case mode;
+			// a case-sensitive match keeps the exact test as a residual.
+			b.w("lower(" + val + ") = ").arg(asciiLower(v.(string)))
+			if c.CaseSensitive {
+				b.w(" AND " + val + " = ").arg(v.(string))
+			}
+			b.w(")")
 		case kindNumber:
 			op := " = "
 			if neg {
