@@ -282,7 +282,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		case kindString:
 			b.w("(" + typ + " = 'text' AND ")
 			if neg {
-				b.w(folded+" <> ").arg(fold(v.(string))).w(")")
+				b.w(folded + " <> ").arg(fold(v.(string))).w(")")
 				break
 			}
 			// The folded comparison is what the indexes of the indexed
