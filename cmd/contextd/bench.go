@@ -12,7 +12,7 @@ import (
 	"github.com/contextd/contextd/internal/bench"
 )
 
-const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B]
+const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--keep DIR]
 
 Builds a fresh database in a temporary folder from a real corpus (Cranfield
 from DIR when the size fits in its 1,400 documents, else the doc comments
@@ -29,6 +29,8 @@ environment, as for the server. Progress goes to stderr.
   -data DIR     the shared eval folder holding cranfield/ (default ../shared/eval)
   --queries N   calls per search measurement (default 100; grep makes half)
   --backend B   in-process, native or both (default both)
+  --keep DIR    build the databases in DIR/<backend> and keep them (for
+                profiling); DIR/<backend> must be empty or absent
 `
 
 // runBench runs contextd bench.
@@ -41,6 +43,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	data := fs.String("data", filepath.Join("..", "shared", "eval"), "eval folder")
 	queries := fs.Int("queries", 100, "calls per search measurement")
 	backend := fs.String("backend", "both", "in-process, native or both")
+	keep := fs.String("keep", "", "build the databases under this folder and keep them")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, benchUsage)
@@ -58,7 +61,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 		fmt.Fprintf(stderr, "contextd bench: --queries must be at least 1, got %d\n", *queries)
 		return exitUsage
 	}
-	opt := bench.Options{Size: *size, DataDir: *data, Queries: *queries, LookupEnv: lookupEnv, Progress: stderr}
+	opt := bench.Options{Size: *size, DataDir: *data, Queries: *queries, LookupEnv: lookupEnv, Progress: stderr, KeepDir: *keep}
 	switch b := strings.ToLower(*backend); b {
 	case "both":
 	case "in-process", "native":

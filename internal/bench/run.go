@@ -35,8 +35,11 @@ type Options struct {
 	// LookupEnv is the configuration's environment (default os.LookupEnv);
 	// DB_PATH and SEARCH_BACKEND are set by the run.
 	LookupEnv func(string) (string, bool)
-	TempDir   string    // where the databases are built (default os.TempDir)
-	Progress  io.Writer // progress lines (default discarded)
+	TempDir   string // where the databases are built (default os.TempDir)
+	// KeepDir, when set, is where the databases are built (one folder per
+	// backend, created) and left for inspection or profiling.
+	KeepDir  string
+	Progress io.Writer // progress lines (default discarded)
 }
 
 // batchSize is the number of entries per store_context_batch call.
@@ -185,11 +188,22 @@ func (w *workload) progress(format string, args ...any) {
 
 // runBackend builds a fresh database for backend and measures it.
 func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) error {
-	dir, err := os.MkdirTemp(w.opt.TempDir, "contextd-bench-")
-	if err != nil {
-		return fmt.Errorf("temp dir: %w", err)
+	var dir string
+	var err error
+	if w.opt.KeepDir != "" {
+		dir = filepath.Join(w.opt.KeepDir, backend)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("keep dir: %w", err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			return fmt.Errorf("keep dir %s is not empty", dir)
+		}
+	} else {
+		if dir, err = os.MkdirTemp(w.opt.TempDir, "contextd-bench-"); err != nil {
+			return fmt.Errorf("temp dir: %w", err)
+		}
+		defer os.RemoveAll(dir)
 	}
-	defer os.RemoveAll(dir)
 	cfg, err := w.config(dir, backend)
 	if err != nil {
 		return err
