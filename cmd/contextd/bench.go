@@ -6,13 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/contextd/contextd/internal/bench"
 )
 
-const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--keep DIR]
+const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]
 
 Builds a fresh database in a temporary folder from a real corpus (Cranfield
 from DIR when the size fits in its 1,400 documents, else the doc comments
@@ -29,6 +30,7 @@ environment, as for the server. Progress goes to stderr.
   -data DIR     the shared eval folder holding cranfield/ (default ../shared/eval)
   --queries N   calls per search measurement (default 100; grep makes half)
   --backend B   in-process, native or both (default both)
+  --json-file F also write the JSON report to F (one run, both forms)
   --keep DIR    build the databases in DIR/<backend> and keep them (for
                 profiling); DIR/<backend> must be empty or absent
 `
@@ -44,6 +46,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	queries := fs.Int("queries", 100, "calls per search measurement")
 	backend := fs.String("backend", "both", "in-process, native or both")
 	keep := fs.String("keep", "", "build the databases under this folder and keep them")
+	jsonFile := fs.String("json-file", "", "also write the JSON report to this file")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, benchUsage)
@@ -75,6 +78,12 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 		fmt.Fprintf(stderr, "contextd bench: %v\n", err)
 		return exitFail
 	}
+	if *jsonFile != "" {
+		if err := writeJSONFile(*jsonFile, rep); err != nil {
+			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
+			return exitFail
+		}
+	}
 	if *asJSON {
 		if err := rep.JSON(stdout); err != nil {
 			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
@@ -84,4 +93,17 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	}
 	rep.Markdown(stdout)
 	return exitOK
+}
+
+// writeJSONFile writes rep as JSON to path.
+func writeJSONFile(path string, rep *bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("json file: %w", err)
+	}
+	if err := rep.JSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("json file: %w", err)
+	}
+	return f.Close()
 }
