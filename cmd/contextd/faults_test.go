@@ -25,9 +25,10 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// startCommand is start with the binary run through argv (argv[0] the
-// program, the binary appended).
-func startCommand(t *testing.T, argv []string, env ...string) *proc {
+// startCommand starts the binary, through the command prefix when one is
+// given (prlimit and its flags: the binary is appended), with env added to
+// a minimal environment.
+func startCommand(t *testing.T, prefix []string, env ...string) *proc {
 	t.Helper()
 	p := &proc{stderr: &syncBuffer{}}
 	base := []string{"PATH=" + os.Getenv("PATH")}
@@ -37,12 +38,16 @@ func startCommand(t *testing.T, argv []string, env ...string) *proc {
 		p.cmd = cmd
 		return cmd, nil
 	}
-	tr := transport.NewStdioWithOptions(argv[0], env, append(argv[1:], binary),
+	command, args := binary, []string(nil)
+	if len(prefix) > 0 {
+		command, args = prefix[0], append(prefix[1:len(prefix):len(prefix)], binary)
+	}
+	tr := transport.NewStdioWithOptions(command, env, args,
 		transport.WithCommandFunc(cmdFunc), transport.WithCommandStderrWriter(p.stderr))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := tr.Start(ctx); err != nil {
-		t.Fatalf("start %v: %v", argv, err)
+		t.Fatalf("start contextd: %v", err)
 	}
 	p.c = client.NewClient(tr)
 	init := mcp.InitializeRequest{}
