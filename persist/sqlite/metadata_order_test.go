@@ -2,7 +2,8 @@ package sqlite
 
 // Issue 17: an equality on an indexed metadata field is served by the
 // field's (folded value, created_at, id) index in page order, in both case
-// modes and combined with a thread, whatever the value's selectivity, and
+// modes, whatever the value's selectivity (with a thread, the thread's
+// index drives and the condition filters), and
 // returns exactly what the filter selects (oracle: the same filter
 // evaluated in Go over every entry).
 
@@ -58,6 +59,9 @@ func TestSearchIndexedMetadataOrderPlan(t *testing.T) {
 			}
 			if c.f.ThreadID == "" && !strings.Contains(res.Plan, "idx_metadata_status") {
 				t.Errorf("plan does not use idx_metadata_status:\n%s", res.Plan)
+			}
+			if c.f.ThreadID != "" && !strings.Contains(res.Plan, "idx_entries_thread_created") {
+				t.Errorf("with a thread, the plan does not use the thread's index:\n%s", res.Plan)
 			}
 			if strings.Contains(res.Plan, "TEMP B-TREE") {
 				t.Errorf("plan sorts instead of walking an index in page order:\n%s", res.Plan)
