@@ -84,6 +84,15 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 // detail goes to the log instead.
 const unexpectedText = cerrors.UnexpectedText
 
+// What a caller is told about a write the storage refused: the cause in
+// fixed words (the driver's text stays in the log), and that the write
+// changed nothing, so a retry after the cause is fixed is safe.
+const (
+	storageFullText = "the database's disk is full (or its file size limit was reached); nothing was written, the stored data is intact and still readable"
+	storageIOText   = "the database file could not be written (I/O error: disk full, file size limit or a failing disk); nothing was written, the stored data is intact and still readable"
+	busyText        = "the database is locked by another process (waited for SQLITE_BUSY_TIMEOUT_MS); nothing was written, retry later"
+)
+
 // failed maps an error to a tool error result: engine errors and argument
 // errors carry the reference text as is; anything else is unexpected:
 // logged in full and answered with the tool's failure prefix and
@@ -106,6 +115,12 @@ func (s *Server) failed(t *Tool, err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError(t.Failure + ": the request was cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
 		return mcp.NewToolResultError(t.Failure + ": the request timed out")
+	case errors.Is(err, contextd.ErrStorageFull):
+		return mcp.NewToolResultError(t.Failure + ": " + storageFullText)
+	case errors.Is(err, contextd.ErrStorageIO):
+		return mcp.NewToolResultError(t.Failure + ": " + storageIOText)
+	case errors.Is(err, contextd.ErrBusy):
+		return mcp.NewToolResultError(t.Failure + ": " + busyText)
 	}
 	return mcp.NewToolResultError(t.Failure + ": " + unexpectedText)
 }

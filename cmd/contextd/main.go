@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runEval(ctx, args[1:], stdout, stderr)
 		case "ingest":
 			return runIngest(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "bench":
+			return runBench(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "migrate":
 			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "reembed": // the name before `migrate`, kept as an alias
@@ -213,6 +215,9 @@ commands:
   ingest PATH --thread kb:NAME [flags]
             sync a folder of documents (Markdown, text, code, HTML,
             PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
+  bench [--size N] [--json]
+            measure store, search, start-up and memory on a fresh
+            database of N entries, both search backends side by side
   migrate compress|decompress|reembed
             convert the stored vectors to the configured compression
             (TurboQuant codes) or back to float32, or regenerate them

@@ -22,6 +22,9 @@ const inlineListMax = 200
 type sqlb struct {
 	sb   strings.Builder
 	args []any
+	// threadFirst keeps a metadata equality from driving the query when a
+	// thread is given (meta), so the thread's index does.
+	threadFirst bool
 }
 
 func (b *sqlb) w(s string) *sqlb {
@@ -160,6 +163,12 @@ func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
 			b.w(" AND e.id IN ").in(f.IDs)
 		}
 	}
+	// With a thread, its (thread_id, created_at) index drives the query
+	// and the metadata conditions filter: at 100k entries in 8 threads,
+	// walking a status index of 50,000 active entries for a thread that
+	// holds none took 63 ms median against 25 ms for the thread's 12,500
+	// (contextd bench, thread_id + status=active).
+	b.threadFirst = f.ThreadID != ""
 	for i, c := range f.Meta {
 		b.w(" AND ")
 		if err := b.meta(c); err != nil {
@@ -221,11 +230,21 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		case sqlval.KindString:
 			b.w("(" + typ + " = 'text' AND ")
 			if neg {
-				b.w(folded + " <> ")
-			} else {
-				b.w(folded + " = ")
+				b.w(folded + " <> ").arg(fold(v.(string))).w(")")
+				break
 			}
-			b.arg(fold(v.(string))).w(")")
+			// The folded comparison is what the indexes of the indexed
+			// fields hold (migration 0007: folded value, created_at, id),
+			// so it drives the walk in page order for either case mode;
+			// a case-sensitive match keeps the exact test as a residual.
+			if b.threadFirst {
+				b.w("+")
+			}
+			b.w("lower(" + val + ") = ").arg(sqlval.ASCIILower(v.(string)))
+			if c.CaseSensitive {
+				b.w(" AND " + val + " = ").arg(v.(string))
+			}
+			b.w(")")
 		case sqlval.KindNumber:
 			op := " = "
 			if neg {
