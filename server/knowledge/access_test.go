@@ -1,12 +1,10 @@
 package knowledge_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/internal/knowledge"
-	"github.com/contextd/contextd/model/hashembed"
 )
 
 func contains(t *testing.T, what, got string, want ...string) {
@@ -21,8 +19,10 @@ func contains(t *testing.T, what, got string, want ...string) {
 // TestContainerVisibilityPrivate: with the default private visibility a
 // container and its files are the owner's alone; another principal sees
 // nothing, not even through a name clash.
-func TestContainerVisibilityPrivate(t *testing.T) {
-	e := newEnv(t, nil)
+func TestContainerVisibilityPrivate(t *testing.T) { forStores(t, testContainerVisibilityPrivate) }
+
+func testContainerVisibilityPrivate(t *testing.T, store string) {
+	e := newEnvOn(t, nil, store, knowledge.Options{})
 	e.call("alice", "container_create", map[string]any{"name": "docs"})
 	e.call("alice", "upload_file", map[string]any{"containerId": "docs", "fileName": "secret.txt", "textContent": "the launch code is swordfish"})
 	e.wait()
@@ -37,9 +37,10 @@ func TestContainerVisibilityPrivate(t *testing.T) {
 // TestContainerVisibilityPublic: a public container is readable by all
 // and writable by its owner only; counts, listings and search are the
 // same for every reader.
-func TestContainerVisibilityPublic(t *testing.T) {
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64), opts: knowledge.Options{Visibility: "public"}}
-	e.open()
+func TestContainerVisibilityPublic(t *testing.T) { forStores(t, testContainerVisibilityPublic) }
+
+func testContainerVisibilityPublic(t *testing.T, store string) {
+	e := newEnvOn(t, nil, store, knowledge.Options{Visibility: "public"})
 	e.call("alice", "container_create", map[string]any{"name": "shared"})
 	up := e.call("alice", "upload_file", map[string]any{"containerId": "shared", "fileName": "a.txt", "textContent": "pelicans migrate"})
 	e.wait()
@@ -56,9 +57,11 @@ func TestContainerVisibilityPublic(t *testing.T) {
 // publish role, a caller without the role cannot create one (the same
 // rule as any public entry).
 func TestPublishRoleGuardsPublicContainers(t *testing.T) {
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64),
-		opts: knowledge.Options{Visibility: "public", PublishRole: "publisher"}}
-	e.open()
+	forStores(t, testPublishRoleGuardsPublicContainers)
+}
+
+func testPublishRoleGuardsPublicContainers(t *testing.T, store string) {
+	e := newEnvOn(t, nil, store, knowledge.Options{Visibility: "public", PublishRole: "publisher"})
 	contains(t, "create", e.call("alice", "container_create", map[string]any{"name": "pub"}),
 		"Error: Setting visibility 'public' requires the 'publisher' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have")
 	contains(t, "list", e.call("alice", "container_list", nil), "No containers found.")

@@ -6,12 +6,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/contextd/contextd/internal/knowledge"
 )
 
 // TestParallelCreatesH07: ten parallel creates of one name make one
 // container; nine callers read "already exists".
-func TestParallelCreatesH07(t *testing.T) {
-	e := newEnv(t, nil)
+func TestParallelCreatesH07(t *testing.T) { forStores(t, testParallelCreates) }
+
+func testParallelCreates(t *testing.T, store string) {
+	e := newEnvOn(t, nil, store, knowledge.Options{})
 	e.client("local")
 	var wg sync.WaitGroup
 	out := make([]string, 10)
@@ -43,8 +47,10 @@ func TestParallelCreatesH07(t *testing.T) {
 // TestParallelUploadsSamePath: five parallel uploads to one new path make
 // one document whose text is one writer's whole text (E2.6); deleting a
 // document while it is ingested leaves nothing behind (H54).
-func TestParallelUploadsSamePath(t *testing.T) {
-	e := newEnv(t, nil)
+func TestParallelUploadsSamePath(t *testing.T) { forStores(t, testParallelUploadsSamePath) }
+
+func testParallelUploadsSamePath(t *testing.T, store string) {
+	e := newEnvOn(t, nil, store, knowledge.Options{})
 	if out := e.call("local", "container_create", map[string]any{"name": "cc"}); !strings.HasPrefix(out, "Container 'cc' created.") {
 		t.Fatal(out)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/internal/kgolden"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -15,12 +16,14 @@ import (
 // through upload_file, and holds Hybrid to the requirements' gate (F):
 // P@3 ≥ 0.6, MRR ≥ 0.7, nDCG@5 ≥ 0.6, Recall@10 ≥ 0.8. Keyword and
 // Semantic are logged for comparison.
-func TestGoldenRelevanceHybrid(t *testing.T) {
+func TestGoldenRelevanceHybrid(t *testing.T) { forStores(t, testGoldenRelevanceHybrid) }
+
+func testGoldenRelevanceHybrid(t *testing.T, store string) {
 	set, err := kgolden.Load("../../testdata/knowledge/golden")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, &builtin.Embedder{})
+	e := newEnvOn(t, &builtin.Embedder{}, store, knowledge.Options{})
 	e.call("local", "container_create", map[string]any{"name": "golden"})
 	for _, d := range set.Documents {
 		out := e.call("local", "upload_file", map[string]any{"containerId": "golden", "fileName": d.Name, "textContent": d.Text})

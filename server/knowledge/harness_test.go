@@ -16,6 +16,8 @@ import (
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/hashembed"
+	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
 	_ "github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
 	kt "github.com/contextd/contextd/server/knowledge"
@@ -35,6 +37,37 @@ type env struct {
 	emb     model.Embedder
 	opts    knowledge.Options
 	clients map[string]*client.Client
+
+	// pgURL and pgSchema, when set, put the engine on PostgreSQL (a fresh
+	// schema of the test script's server) instead of SQLite at dbPath.
+	pgURL, pgSchema string
+}
+
+// storePostgres names the PostgreSQL runs of forStores.
+const storePostgres = "postgresql"
+
+// forStores runs f on SQLite and, when the test script has started a
+// PostgreSQL server (pgtest.Env), on PostgreSQL too: the same test
+// functions and scripts hold on both stores.
+func forStores(t *testing.T, f func(t *testing.T, store string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, "sqlite") })
+	if os.Getenv(pgtest.Env) != "" {
+		t.Run(storePostgres, func(t *testing.T) { f(t, storePostgres) })
+	}
+}
+
+// newEnvOn is newEnv on the named store (forStores).
+func newEnvOn(t testing.TB, emb model.Embedder, store string, opts knowledge.Options) *env {
+	t.Helper()
+	if emb == nil {
+		emb = hashembed.New(64)
+	}
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: emb, opts: opts}
+	if store == storePostgres {
+		e.pgURL, e.pgSchema = pgtest.Schema(t)
+	}
+	e.open()
+	return e
 }
 
 func newEnv(t testing.TB, emb model.Embedder) *env {
@@ -42,16 +75,23 @@ func newEnv(t testing.TB, emb model.Embedder) *env {
 	if emb == nil {
 		emb = hashembed.New(64)
 	}
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: emb}
-	e.open()
-	return e
+	return newEnvOn(t, emb, "sqlite", knowledge.Options{})
 }
 
 // open (re)opens the engine and service on the env's database.
 func (e *env) open() {
 	e.t.Helper()
 	ctx := context.Background()
-	eng, err := contextd.Open(ctx, contextd.Config{DBPath: e.dbPath, Embedding: contextd.EmbeddingConfig{Embedder: e.emb}})
+	cfg := contextd.Config{DBPath: e.dbPath, Embedding: contextd.EmbeddingConfig{Embedder: e.emb}}
+	if e.pgURL != "" {
+		st, err := postgres.Open(ctx, postgres.Options{URL: e.pgURL, Schema: e.pgSchema, PoolMin: 1, PoolMax: 8})
+		if err != nil {
+			e.t.Fatalf("open postgresql store: %v", err)
+		}
+		cfg.Store = st
+		e.t.Cleanup(func() { _ = st.Close() })
+	}
+	eng, err := contextd.Open(ctx, cfg)
 	if err != nil {
 		e.t.Fatalf("open engine: %v", err)
 	}
@@ -201,6 +241,10 @@ func TestSessionScripts(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no session scripts")
 	}
+	forStores(t, func(t *testing.T, store string) { runSessionScripts(t, files, store) })
+}
+
+func runSessionScripts(t *testing.T, files []string, store string) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
@@ -208,7 +252,7 @@ func TestSessionScripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			secs := parseScript(data)
-			e := newEnv(t, nil)
+			e := newEnvOn(t, nil, store, knowledge.Options{})
 			vars := map[string]string{}
 			changed := false
 			for i := 0; i < len(secs); i++ {
@@ -242,7 +286,7 @@ func TestSessionScripts(t *testing.T) {
 				norm := normalize(got) + "\n"
 				want := &secs[i+1]
 				if norm != string(want.data) {
-					if *update {
+					if *update && store == "sqlite" {
 						want.data, changed = []byte(norm), true
 					} else {
 						t.Errorf("%s: %s:\ngot:\n%s\nwant:\n%s", path, secs[i].name, norm, want.data)
