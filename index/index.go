@@ -326,7 +326,11 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	}
 	lens := ix.textLengths(upserts)
 	for i := range upserts {
-		if err := b.Index(upserts[i].ID, docFields(&upserts[i], lens[i])); err != nil {
+		d, err := ix.document(&upserts[i], lens[i])
+		if err == nil {
+			err = b.IndexAdvanced(d)
+		}
+		if err != nil {
 			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
 		}
 	}

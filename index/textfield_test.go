@@ -1,0 +1,140 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/document"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// multilingual is text in several scripts with diacritics, marks, digits
+// and punctuation, so every language's normalizer and stemmer has words
+// to change.
+const multilingual = "Les cafés de Paris sont célèbres; die Häuser der Straße. " +
+	"Los niños corrían rápidamente, ação e coração. Быстрые собаки бегали. " +
+	"Κάποιες λέξεις εδώ. الكتاب والمكتبات. हिंदी भाषाएँ और किताबें। " +
+	"Ağaçların gölgesinde. fmt.Println(config.yaml) getUserName snake_case 5432 " +
+	"running runners ran runs; résumé RESUME Résumés. İstanbul'da ŞEHİR. \uE000x a\u0301b"
+
+// analyseBleve is what Bleve's own text field makes of text.
+func analyseBleve(t *testing.T, ix *Index, text string) (int, bindex.TokenFrequencies) {
+	t.Helper()
+	d, err := ix.document(&Doc{ID: "x", Text: "", Owner: "o"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Fields {
+		if f.Name() == fieldText {
+			bf := document.NewTextFieldCustom(f.Name(), f.ArrayPositions(), []byte(text), f.Options(), ix.bi.Mapping().AnalyzerNamed(analyzerName))
+			bf.Analyze()
+			return bf.AnalyzedLength(), bf.AnalyzedTokenFrequencies()
+		}
+	}
+	t.Fatal("no text field")
+	return 0, nil
+}
+
+// Oracle: the memoised text field produces Bleve's term frequencies, term
+// for term and location for location, in every FTS_LANGUAGE.
+func TestTextFieldMatchesBleve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	words := strings.Fields(multilingual + " " + benchText(2000))
+	var texts []string
+	texts = append(texts, "", "   ...  ", "\u0301\u0301", multilingual, largestText(5000))
+	for range 20 {
+		var b strings.Builder
+		for range rng.IntN(300) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteString([]string{" ", ", ", "\n", "-", "_"}[rng.IntN(5)])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, lang := range Languages() {
+		ix, err := Open(Options{Language: lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			d, err := ix.document(&Doc{ID: "x", Text: text, Owner: "o"}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got document.Field
+			for _, f := range d.Fields {
+				if f.Name() == fieldText {
+					got = f
+				}
+			}
+			if _, ok := got.(*textField); !ok {
+				t.Fatalf("%s: text field is %T, want the memoised one", lang, got)
+			}
+			got.Analyze()
+			wantLen, want := analyseBleve(t, ix, text)
+			if got.AnalyzedLength() != wantLen {
+				t.Errorf("%s text %d: length %d, Bleve %d", lang, i, got.AnalyzedLength(), wantLen)
+			}
+			if !sameFreqs(got.AnalyzedTokenFrequencies(), want) {
+				t.Errorf("%s text %d: term frequencies differ from Bleve's\n got %s\nwant %s", lang, i, dumpFreqs(got.AnalyzedTokenFrequencies()), dumpFreqs(want))
+			}
+		}
+		_ = ix.Close()
+	}
+}
+
+func sameFreqs(a, b bindex.TokenFrequencies) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok || string(x.Term) != string(y.Term) || x.Frequency() != y.Frequency() || len(x.Locations) != len(y.Locations) {
+			return false
+		}
+		for i := range x.Locations {
+			p, q := *x.Locations[i], *y.Locations[i]
+			if p.Start != q.Start || p.End != q.End || p.Position != q.Position || p.Field != q.Field || len(p.ArrayPositions) != len(q.ArrayPositions) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func dumpFreqs(f bindex.TokenFrequencies) string {
+	var b strings.Builder
+	for k, v := range f {
+		fmt.Fprintf(&b, "%q:%d ", k, v.Frequency())
+	}
+	return b.String()
+}
+
+// The memoised path keeps the text field out of the composite field and
+// indexes no stored text, as the mapping says.
+func TestTextFieldKeepsMappingOptions(t *testing.T) {
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	d, err := ix.document(&Doc{ID: "x", Text: "some words", Owner: "o"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Fields {
+		if f.Name() == fieldText {
+			o := f.Options()
+			if !o.IsIndexed() || o.IsStored() || !o.IncludeTermVectors() {
+				t.Fatalf("text options %v", o)
+			}
+		}
+	}
+	for _, cf := range d.CompositeFields {
+		cf.Compose(fieldText, 1, bindex.TokenFrequencies{"w": &bindex.TokenFreq{Term: []byte("w")}})
+		if len(cf.AnalyzedTokenFrequencies()) != 0 {
+			t.Fatalf("composite %s includes the text field", cf.Name())
+		}
+	}
+}
