@@ -314,6 +314,14 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := ix.apply(upserts, deletes, seq); err != nil {
+		return err
+	}
+	collectAfter(upserts)
+	return nil
+}
+
+func (ix *Index) apply(upserts []Doc, deletes []string, seq int64) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	cur, err := ix.watermark()
