@@ -314,10 +314,11 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	live := liveHeap()
 	if err := ix.apply(upserts, deletes, seq); err != nil {
 		return err
 	}
-	collectAfter(upserts)
+	collectAfter(upserts, live)
 	return nil
 }
 

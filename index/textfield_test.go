@@ -170,3 +170,47 @@ func TestApplyMemoryPerInputByte(t *testing.T) {
 		t.Fatalf("phrase search over the indexed text: %v %+v", err, r)
 	}
 }
+
+// A batch carrying a large text is followed by a collection; a small one
+// is not.
+func TestApplyCollectsAfterLargeText(t *testing.T) {
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	gcs := func() uint32 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.NumForcedGC
+	}
+	before := gcs()
+	if err := ix.Apply(context.Background(), []Doc{{ID: "small", Text: largestText(64 << 10), Owner: "o", CreatedAt: t0}}, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := gcs() - before; n != 0 {
+		t.Fatalf("%d forced collections after 64 KiB of text, want 0", n)
+	}
+	before = gcs()
+	if err := ix.Apply(context.Background(), []Doc{{ID: "big", Text: largestText(2 << 20), Owner: "o", CreatedAt: t0}}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	if n := gcs() - before; n != 1 {
+		t.Fatalf("%d forced collections after 2 MiB of text, want 1", n)
+	}
+	// Next to a live heap larger than the batch's transient one (a
+	// rebuild's index), the same batch causes none.
+	held := make([]byte, 96<<20)
+	for i := range held {
+		held[i] = byte(i)
+	}
+	runtime.GC()
+	before = gcs()
+	if err := ix.Apply(context.Background(), []Doc{{ID: "big2", Text: largestText(2 << 20), Owner: "o", CreatedAt: t0}}, nil, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := gcs() - before; n != 0 {
+		t.Fatalf("%d forced collections after 2 MiB of text beside 96 MiB live, want 0", n)
+	}
+	runtime.KeepAlive(held)
+}
