@@ -214,3 +214,43 @@ func TestApplyCollectsAfterLargeText(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 }
+
+// Bleve reads the text field's term frequencies exactly freqReaders times
+// while indexing it, so the field forgets them after the last read and not
+// before: the words are searchable, and the analysis is no longer held.
+func TestTextFieldReadsThenForgets(t *testing.T) {
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	doc := Doc{ID: "x", Text: "the weird sword of the world", Owner: "o", CreatedAt: t0}
+	d, err := ix.document(&doc, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tf *textField
+	for _, f := range d.Fields {
+		if f, ok := f.(*textField); ok {
+			tf = f
+		}
+	}
+	b := ix.bi.NewBatch()
+	if err := b.IndexAdvanced(d); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if tf.reads != freqReaders || tf.freqs != nil {
+		t.Fatalf("Bleve read the term frequencies %d times (want %d); still held: %v", tf.reads, freqReaders, tf.freqs != nil)
+	}
+	ix.applyCatalog([]Doc{doc}, []int{6}, nil)
+	for _, q := range []Query{{Mode: "phrase", Text: "weird sword"}, {Mode: "match", Text: "world"}, {Mode: "prefix", Text: "swo"}} {
+		q.Access, q.Size = Access{Principal: "o"}, 10
+		r, err := ix.Search(context.Background(), q)
+		if err != nil || len(r.Hits) != 1 {
+			t.Fatalf("%s %q after indexing: %v %+v", q.Mode, q.Text, err, r)
+		}
+	}
+}
