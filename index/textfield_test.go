@@ -254,3 +254,38 @@ func TestTextFieldReadsThenForgets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTextField: on any text, in English and German (a normalizer before
+// the stemmer), the memoised field produces Bleve's term frequencies.
+func FuzzTextField(f *testing.F) {
+	for _, s := range []string{"", multilingual, largestText(300), "a\u0301\u0301 ß ǖ \xff\xfe", "Straße STRASSE strasse"} {
+		f.Add(s)
+	}
+	var ixs []*Index
+	for _, lang := range []string{"english", "german"} {
+		ix, err := Open(Options{Language: lang})
+		if err != nil {
+			f.Fatal(err)
+		}
+		defer ix.Close()
+		ixs = append(ixs, ix)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, ix := range ixs {
+			d, err := ix.document(&Doc{ID: "x", Text: text, Owner: "o"}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, fl := range d.Fields {
+				if fl.Name() != fieldText {
+					continue
+				}
+				fl.Analyze()
+				wantLen, want := analyseBleve(t, ix, text)
+				if fl.AnalyzedLength() != wantLen || !sameFreqs(fl.AnalyzedTokenFrequencies(), want) {
+					t.Fatalf("%s %q: differs from Bleve", ix.Language(), text)
+				}
+			}
+		}
+	})
+}
