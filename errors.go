@@ -21,6 +21,8 @@ var (
 	ErrCompressionChanged    = cerrors.ErrCompressionChanged // stored vectors' form vs COMPRESSION_* (exit 78)
 	// Document extraction (index/extract): no extractor, over a limit, broken.
 	ErrUnsupported, ErrTooLarge, ErrMalformed = cerrors.ErrUnsupported, cerrors.ErrTooLarge, cerrors.ErrMalformed
+	// Storage conditions of a failed write (disk full, I/O error, locked by another process).
+	ErrStorageFull, ErrStorageIO, ErrBusy = cerrors.ErrStorageFull, cerrors.ErrStorageIO, cerrors.ErrBusy
 )
 
 // Error is an engine error with the reference message text.

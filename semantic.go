@@ -95,6 +95,10 @@ func (e *Engine) SemanticAvailable() bool {
 	return e.vec != nil && e.vec.enabled && e.vec.unavailable == ""
 }
 
+// Embedder is the configured embedder (nil without one); the knowledge
+// tools embed their chunks with it.
+func (e *Engine) Embedder() Embedder { return e.gen.Embedder() }
+
 // EmbeddingModelName is the configured embedding model ("" without one).
 func (e *Engine) EmbeddingModelName() string {
 	if em := e.gen.Embedder(); em != nil {

@@ -33,7 +33,9 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/persist/postgres"
 	"github.com/contextd/contextd/server"
 )
 
@@ -55,6 +57,8 @@ type Config struct {
 	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
 	// sync tools plan_context_sync and list_ingest_state unregistered.
 	ContextSync bool
+	// Knowledge configures the knowledge tools (KNOWLEDGE_*; see readKnowledge).
+	Knowledge knowledge.Options
 	// Planned holds the validated settings of the reference's features
 	// this build does not carry yet (see Planned).
 	Planned Planned
@@ -105,12 +109,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 
 	c.LogLevel = r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 	c.MemoryLimit = r.int64Range("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<30) << 20
-	switch b := r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql"); b {
-	case "postgresql":
-		r.fail("STORAGE_BACKEND", b, "the postgresql backend is not available yet; use sqlite")
-	default:
-		c.Engine.Storage.Backend = b
-	}
+	c.Engine.Storage.Backend = r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql")
 	c.Transport = r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse")
 	switch c.Transport {
 	case "streamable-http":
@@ -202,6 +201,10 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	readSummary(r, &c)
 	readEmbedding(r, &c)
 	readPlanned(r, &c)
+	readKnowledge(r, &c)
+	if c.Engine.Storage.Backend == postgres.Backend {
+		c.Engine.Storage.URL, c.Engine.Storage.Options = postgresStorage(c.Planned.PostgreSQL)
+	}
 
 	switch len(r.errs) {
 	case 0:

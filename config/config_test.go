@@ -153,7 +153,6 @@ func TestConfigInvalid(t *testing.T) {
 	}{
 		{"blank DB_PATH", "DB_PATH", "  ", "must not be blank"},
 		{"empty DB_PATH", "DB_PATH", "", "must not be blank"},
-		{"postgresql", "STORAGE_BACKEND", "postgresql", "not available yet"},
 		{"unknown backend", "STORAGE_BACKEND", "mysql", "must be one of sqlite, postgresql"},
 		{"sse transport", "MCP_TRANSPORT", "sse", "the legacy sse transport is not implemented; use http"},
 		{"port 0", "FASTMCP_PORT", "0", "must be an integer from 1 to 65535"},
@@ -241,5 +240,26 @@ func TestConfigSetButEmpty(t *testing.T) {
 	env["DB_PATH"] = ""
 	if _, err := FromEnv(lookup); err == nil || !strings.Contains(err.Error(), "DB_PATH") {
 		t.Fatalf("DB_PATH set to \"\": got %v, want a DB_PATH error", err)
+	}
+}
+
+// TestKnowledgeSettings reads KNOWLEDGE_* and refuses bad sources.
+func TestKnowledgeSettings(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"KNOWLEDGE_SOURCES": "company-docs=" + dir, "KNOWLEDGE_WORKERS": "2",
+		"KNOWLEDGE_MAX_UPLOAD_MB": "5", "KNOWLEDGE_MIN_SCORE": "0.25", "ACCESS_CONTROL_DEFAULT_VISIBILITY": "public"}
+	c, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := c.Knowledge
+	if len(k.Sources) != 1 || k.Sources[0].Name != "company-docs" || k.Workers != 2 || k.MaxUploadBytes != 5_000_000 || k.MinScore != 0.25 || k.Visibility != "public" {
+		t.Fatalf("knowledge options %+v", k)
+	}
+	for _, bad := range []string{"Bad_Name=" + dir, "docs", "docs=/nonexistent/dir", "a1=" + dir + ",a1=" + dir} {
+		env := map[string]string{"KNOWLEDGE_SOURCES": bad}
+		if _, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err == nil || !strings.Contains(err.Error(), "KNOWLEDGE_SOURCES") {
+			t.Errorf("KNOWLEDGE_SOURCES=%q: error %v", bad, err)
+		}
 	}
 }

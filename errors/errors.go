@@ -49,6 +49,16 @@ var (
 	ErrTooLarge = errors.New("too large")
 	// ErrMalformed: a document is damaged or not of its declared format.
 	ErrMalformed = errors.New("malformed document")
+	// ErrStorageFull: the database could not grow (the disk is full or a
+	// file size limit was reached); the write was rolled back.
+	ErrStorageFull = errors.New("storage full")
+	// ErrStorageIO: the database file could not be written (an I/O error:
+	// a file size limit, a failing or vanished disk); the write was rolled
+	// back.
+	ErrStorageIO = errors.New("storage I/O error")
+	// ErrBusy: another process held the database's write lock for longer
+	// than the busy timeout.
+	ErrBusy = errors.New("database busy")
 )
 
 // UnexpectedText is what a caller is told about a failure that is not its

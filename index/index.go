@@ -314,6 +314,15 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	live := liveHeap()
+	if err := ix.apply(upserts, deletes, seq); err != nil {
+		return err
+	}
+	collectAfter(upserts, live)
+	return nil
+}
+
+func (ix *Index) apply(upserts []Doc, deletes []string, seq int64) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	cur, err := ix.watermark()
@@ -326,7 +335,11 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	}
 	lens := ix.textLengths(upserts)
 	for i := range upserts {
-		if err := b.Index(upserts[i].ID, docFields(&upserts[i], lens[i])); err != nil {
+		d, err := ix.document(&upserts[i], lens[i])
+		if err == nil {
+			err = b.IndexAdvanced(d)
+		}
+		if err != nil {
 			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
 		}
 	}

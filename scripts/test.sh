@@ -23,6 +23,17 @@ if [ "$want" != "$have" ]; then
   echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
 fi
 
+echo "== PostgreSQL 15 (throwaway cluster)"
+# persist/postgres and the conformance suites run against a real server.
+# The cluster lives in a temporary directory, listens on loopback only,
+# runs with fsync=off (its data is thrown away) and is stopped by the
+# trap however the script ends. Without the URL these tests skip.
+. scripts/pgcluster.sh
+pg_cluster_start
+trap pg_cluster_stop EXIT
+export CONTEXTD_TEST_POSTGRES_URL="$PG_CLUSTER_URL"
+echo "PostgreSQL at $CONTEXTD_TEST_POSTGRES_URL"
+
 echo "== go test (quick and long tiers)"
 # The long tier (internal/testtier: the 60 s HTTP load test, the 100k
 # recall gates, the peer comparison, the Cranfield evaluation) skips
@@ -31,3 +42,28 @@ echo "== go test (quick and long tiers)"
 # test is skipped unseen.
 export CONTEXTD_LONG=1
 go test -count=1 -timeout 25m ./... "$@"
+
+if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
+  echo "== go test -race (quick tier)"
+  # The race detector over every package; the long tier's fixed-duration
+  # and 100k tests ran above without it (under -race they take 5-10x as
+  # long and exercise no concurrency the quick tier does not).
+  CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./... "$@"
+fi
+
+echo "== fuzz (each target ${FUZZTIME:=10s} past its seed corpus)"
+# Every Fuzz target runs for FUZZTIME beyond its committed seeds (f.Add
+# and testdata/fuzz, which the go test step above already ran as
+# regression cases). A short minimization budget keeps a new input from
+# stalling the binary formats (index/extract/fuzz_test.go).
+targets=0
+for dir in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
+  for name in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | sed 's/^func //'); do
+    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 50x "$dir"
+    targets=$((targets + 1))
+  done
+done
+if [ "$targets" -lt 10 ]; then
+  echo "only $targets fuzz targets: at least 10 are required (issue 17)"; exit 1
+fi
+echo "fuzzed $targets targets for $FUZZTIME each"

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -23,6 +24,8 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
 )
@@ -39,13 +42,37 @@ type storeKind struct {
 }
 
 // storeKinds lists the backends: SQLite with the in-process (Bleve) index,
-// and SQLite with its own FTS5 (SEARCH_BACKEND=native). PostgreSQL joins as
-// further elements.
+// SQLite with its own FTS5 (SEARCH_BACKEND=native), and, when the test
+// script has started a PostgreSQL server (CONTEXTD_TEST_POSTGRES_URL),
+// PostgreSQL with the in-process index, each env on a fresh schema.
 func storeKinds() []storeKind {
-	return []storeKind{
+	kinds := []storeKind{
 		{name: "sqlite", open: openSQLiteStore, search: contextd.BackendInProcess},
 		{name: "sqlite-native", open: openSQLiteStore, search: contextd.BackendNative},
 	}
+	if os.Getenv(pgtest.Env) != "" {
+		kinds = append(kinds, storeKind{name: "postgresql", open: openPostgresStore, search: contextd.BackendInProcess})
+	}
+	return kinds
+}
+
+// TestConformancePostgreSQL says in -v output whether the suite also ran
+// on PostgreSQL: without a server every conformance test runs on SQLite only.
+func TestConformancePostgreSQL(t *testing.T) {
+	_ = pgtest.URL(t) // skips with how to run it
+	t.Logf("the conformance suite runs on postgresql too (%d store kinds)", len(storeKinds()))
+}
+
+func openPostgresStore(t testing.TB) persist.Store {
+	t.Helper()
+	url, schema := pgtest.Schema(t)
+	// A small pool: the suite opens hundreds of stores, a few at a time.
+	st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 8})
+	if err != nil {
+		t.Fatalf("open postgresql store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 func openSQLiteStore(t testing.TB) persist.Store {

@@ -6,12 +6,15 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/testtier"
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
 	"github.com/contextd/contextd/server/auth"
 )
 
@@ -25,8 +28,22 @@ import (
 // 60s in the long tier (CONTEXTD_LONG=1, internal/testtier) and 3s in the
 // quick tier: the 60-second run gives the README figures, while 3s still
 // exercises every check (isolation, lost writes, errors) on each `go test
-// ./...` at a twentieth of the cost.
+// ./...` at a twentieth of the cost. CONTEXTD_LOAD_CLIENTS overrides the
+// number of clients.
 func TestHTTPLoad(t *testing.T) {
+	runHTTPLoad(t, 8, nil)
+}
+
+// TestHTTPLoadPostgreSQL is the same load with 16 clients on a PostgreSQL
+// store (the test script's server; skipped without one).
+func TestHTTPLoadPostgreSQL(t *testing.T) {
+	pgtest.URL(t)
+	runHTTPLoad(t, 16, openPostgresStore)
+}
+
+// runHTTPLoad runs the load with clients clients on the store open gives
+// (a SQLite file when nil).
+func runHTTPLoad(t *testing.T, clients int, open func(t testing.TB) persist.Store) {
 	dur := 3 * time.Second
 	if testtier.On(t) {
 		dur = 60 * time.Second
@@ -38,11 +55,23 @@ func TestHTTPLoad(t *testing.T) {
 		}
 		dur = d
 	}
-	const clients = 8
+	if v := os.Getenv("CONTEXTD_LOAD_CLIENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 256 {
+			t.Fatalf("CONTEXTD_LOAD_CLIENTS=%q: want 1 to 256", v)
+		}
+		clients = n
+	}
 	sg := newSigner(t, "k1")
-	env := newHTTPEnv(t, auth.Config{Provider: "jwt", JWT: auth.JWTConfig{
+	ac := auth.Config{Provider: "jwt", JWT: auth.JWTConfig{
 		PublicKey: sg.publicPEM(t), Issuer: testIssuer, Audience: testAudience,
-	}}, contextd.Config{})
+	}}
+	var env *httpEnv
+	if open == nil {
+		env = newHTTPEnv(t, ac, contextd.Config{})
+	} else {
+		env = newHTTPEnvStore(t, open(t), ac, contextd.Config{})
+	}
 
 	type stats struct {
 		lat  []time.Duration
@@ -176,8 +205,8 @@ func TestHTTPLoad(t *testing.T) {
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	pct := func(p float64) time.Duration { return all[min(len(all)-1, int(p*float64(len(all))))] }
-	t.Logf("load: %d clients, %s, %d requests, %.0f req/s; latency p50 %s p90 %s p99 %s max %s",
-		clients, elapsed.Round(time.Millisecond), len(all), float64(len(all))/elapsed.Seconds(),
+	t.Logf("load on %s: %d clients, %s, %d requests, %.0f req/s; latency p50 %s p90 %s p99 %s max %s",
+		env.eng.Backend(), clients, elapsed.Round(time.Millisecond), len(all), float64(len(all))/elapsed.Seconds(),
 		pct(0.50).Round(10*time.Microsecond), pct(0.90).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond),
 		slices.Max(all).Round(10*time.Microsecond))
 }

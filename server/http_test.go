@@ -31,6 +31,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
 	"github.com/contextd/contextd/server/auth"
@@ -140,6 +141,12 @@ func newHTTPEnv(t testing.TB, ac auth.Config, cfg contextd.Config) *httpEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newHTTPEnvStore(t, st, ac, cfg)
+}
+
+// newHTTPEnvStore is newHTTPEnv on st, which it closes when t ends.
+func newHTTPEnvStore(t testing.TB, st persist.Store, ac auth.Config, cfg contextd.Config) *httpEnv {
+	t.Helper()
 	cfg.Store = st
 	eng, err := contextd.Open(context.Background(), cfg)
 	if err != nil {

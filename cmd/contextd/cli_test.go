@@ -151,7 +151,7 @@ func TestUnknownDisabledToolWarns(t *testing.T) {
 	if len(warnings) != 1 || warnings[0] != want {
 		t.Fatalf("warnings %q, want exactly %q", warnings, want)
 	}
-	if !strings.Contains(stderr, "; 19 tools\n") {
-		t.Fatalf("start-up line should count 19 tools (delete_context and plan_context_sync disabled): %q", stderr)
+	if !strings.Contains(stderr, "; 28 tools\n") {
+		t.Fatalf("start-up line should count 28 tools (32 less delete_context, plan_context_sync, search_knowledge and container_create): %q", stderr)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/model/builtin"
+	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 )
 
@@ -304,6 +305,13 @@ func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalR
 		return nil, err
 	}
 	defer st.Close()
+	return evaluateCranfieldOn(ctx, col, st, nil)
+}
+
+// evaluateCranfieldOn runs the evaluation on an empty store st, skipping
+// the (backend, method) pairs skip reports (a store without a native
+// vector search has no native semantic or hybrid runs).
+func evaluateCranfieldOn(ctx context.Context, col *cranfield, st persist.Store, skip func(backend, method string) bool) ([]evalRun, error) {
 	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "eval"})
 	var runs []evalRun
 	var docOf map[string]int
@@ -326,7 +334,7 @@ func evaluateCranfield(ctx context.Context, col *cranfield, dir string) ([]evalR
 				}
 			}
 			for _, m := range evalMethods {
-				if m.rerank != rerank {
+				if m.rerank != rerank || skip != nil && skip(backend, m.method) {
 					continue
 				}
 				run, err := runQueries(ctx, eng, col, docOf, m.search)

@@ -26,8 +26,10 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
+	knowledgetools "github.com/contextd/contextd/server/knowledge"
 )
 
 // Exit codes of the original server (sysexits).
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runEval(ctx, args[1:], stdout, stderr)
 		case "ingest":
 			return runIngest(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "bench":
+			return runBench(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "migrate":
 			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "reembed": // the name before `migrate`, kept as an alias
@@ -145,6 +149,19 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		return exitFail
 	}
 	defer eng.Close()
+	// The knowledge tools run beside the context tools on the same store;
+	// their workers stop (deferred first) before the engine closes.
+	kopt := cfg.Knowledge
+	kopt.Logger = cfg.Server.Logger
+	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), kopt)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd: knowledge: %v\n", err)
+		return exitFail
+	}
+	defer ksvc.Close()
+	if cfg.Server.Tools == nil {
+		cfg.Server.Tools = append(server.ContextTools(), knowledgetools.Tools(ksvc)...)
+	}
 	srv, err := server.New(eng, cfg.Server)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
@@ -198,6 +215,9 @@ commands:
   ingest PATH --thread kb:NAME [flags]
             sync a folder of documents (Markdown, text, code, HTML,
             PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
+  bench [--size N] [--json]
+            measure store, search, start-up and memory on a fresh
+            database of N entries, both search backends side by side
   migrate compress|decompress|reembed
             convert the stored vectors to the configured compression
             (TurboQuant codes) or back to float32, or regenerate them

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd/persist"
@@ -25,6 +24,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("CONTEXTD_LOCK_DB") != "" { // the lock holder of faults_test.go needs no binary
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "contextd-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -69,35 +71,7 @@ func (s *syncBuffer) String() string {
 // start runs the binary with env added to a minimal environment.
 func start(t *testing.T, env ...string) *proc {
 	t.Helper()
-	p := &proc{stderr: &syncBuffer{}}
-	base := []string{"PATH=" + os.Getenv("PATH")}
-	cmdFunc := func(ctx context.Context, command string, e []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.Command(command, args...)
-		cmd.Env = append(base, e...)
-		p.cmd = cmd
-		return cmd, nil
-	}
-	tr := transport.NewStdioWithOptions(binary, env, nil,
-		transport.WithCommandFunc(cmdFunc), transport.WithCommandStderrWriter(p.stderr))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tr.Start(ctx); err != nil {
-		t.Fatalf("start contextd: %v", err)
-	}
-	p.c = client.NewClient(tr)
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "contextd-test", Version: "1"}
-	if _, err := p.c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v (stderr: %s)", err, p.stderr.String())
-	}
-	t.Cleanup(func() {
-		p.c.Close()
-		if p.cmd != nil && p.cmd.Process != nil {
-			p.cmd.Process.Kill()
-		}
-	})
-	return p
+	return startCommand(t, nil, env...)
 }
 
 func (p *proc) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {

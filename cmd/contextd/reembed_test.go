@@ -17,7 +17,12 @@ import (
 // each text's length, the shape of Ollama's API.
 func fakeOllama(t *testing.T, dim int) *fakeapi.Server {
 	t.Helper()
-	return fakeapi.New(t, fakeapi.Config{Path: "/api/embed", Handler: func(r fakeapi.Request) fakeapi.Reply {
+	return fakeapi.New(t, fakeapi.Config{Path: "/api/embed", Handler: ollamaHandler(dim)})
+}
+
+// ollamaHandler answers /api/embed as fakeOllama does.
+func ollamaHandler(dim int) func(r fakeapi.Request) fakeapi.Reply {
+	return func(r fakeapi.Request) fakeapi.Reply {
 		var req struct {
 			Model string   `json:"model"`
 			Input []string `json:"input"`
@@ -35,7 +40,7 @@ func fakeOllama(t *testing.T, dim int) *fakeapi.Server {
 			out.Embeddings = append(out.Embeddings, v)
 		}
 		return fakeapi.Reply{Body: out}
-	}})
+	}
 }
 
 // TestEmbeddingModelChange: a database with built-in vectors refuses a

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -68,16 +69,26 @@ type Query struct {
 type slot struct {
 	id      string
 	live    bool
-	owner   string
 	public  bool
+	owner   str
 	users   []string // user-grant principals
 	groups  []string // group-grant principals
-	thread  string
-	source  string
-	ctype   string
-	tags    []string
+	thread  str
+	source  str
+	ctype   str
+	tags    []str
 	created int64 // unix microseconds
 }
+
+// str is a canonical (interned) string: the values of a slot repeat across
+// entries (one owner, a few threads and tags for thousands of entries) but
+// a scan of SQL returns each as a fresh allocation. Interning keeps one
+// copy per distinct value and 8 bytes per field (BenchmarkCatalogMemory,
+// 100k entries of 8 threads and 20 tags: 415 B per entry with strings, 257
+// B with handles; the engine keeps two catalogs, so about 32 MB less at
+// 100k), and a value no entry holds any more is collected (unique's
+// handles are weak).
+type str = unique.Handle[string]
 
 // Catalog maps entry ids to ordinals and keeps the bitmaps. It is safe for
 // concurrent use: Put and Remove take the write lock, the rest the read
@@ -208,8 +219,8 @@ func (c *Catalog) Put(e Entry) uint32 {
 		c.length = append(c.length, 0)
 	}
 	c.ords[e.ID] = ord
-	s := slot{id: e.ID, live: true, owner: e.Owner, public: e.Public, thread: e.ThreadID,
-		source: e.Source, ctype: e.ContentType, created: e.CreatedAt.UnixMicro()}
+	s := slot{id: e.ID, live: true, owner: unique.Make(e.Owner), public: e.Public, thread: unique.Make(e.ThreadID),
+		source: unique.Make(e.Source), ctype: unique.Make(e.ContentType), created: e.CreatedAt.UnixMicro()}
 	for _, r := range e.Readers {
 		switch {
 		case len(r) > 2 && r[:2] == "u:":
@@ -218,7 +229,12 @@ func (c *Catalog) Put(e Entry) uint32 {
 			s.groups = append(s.groups, r[2:])
 		}
 	}
-	s.tags = append([]string(nil), e.Tags...)
+	if len(e.Tags) > 0 {
+		s.tags = make([]str, len(e.Tags))
+		for i, t := range e.Tags {
+			s.tags[i] = unique.Make(t)
+		}
+	}
 	c.slots[ord] = s
 	c.created[ord] = s.created
 	c.length[ord] = e.Length
@@ -227,18 +243,18 @@ func (c *Catalog) Put(e Entry) uint32 {
 	if s.public {
 		c.public.Add(ord)
 	}
-	add(c.owner, s.owner, ord)
+	add(c.owner, s.owner.Value(), ord)
 	for _, u := range s.users {
 		add(c.user, u, ord)
 	}
 	for _, g := range s.groups {
 		c.group[g] = c.group[g].add(ord)
 	}
-	add(c.thread, s.thread, ord)
-	add(c.source, s.source, ord)
-	add(c.ctype, s.ctype, ord)
+	add(c.thread, s.thread.Value(), ord)
+	add(c.source, s.source.Value(), ord)
+	add(c.ctype, s.ctype.Value(), ord)
 	for _, t := range s.tags {
-		add(c.tag, t, ord)
+		add(c.tag, t.Value(), ord)
 	}
 	return ord
 }
@@ -251,7 +267,7 @@ func (c *Catalog) clear(ord uint32) {
 	c.length[ord] = 0
 	c.all.Remove(ord)
 	c.public.Remove(ord)
-	del(c.owner, s.owner, ord)
+	del(c.owner, s.owner.Value(), ord)
 	for _, u := range s.users {
 		del(c.user, u, ord)
 	}
@@ -262,11 +278,11 @@ func (c *Catalog) clear(ord uint32) {
 			c.group[g] = p
 		}
 	}
-	del(c.thread, s.thread, ord)
-	del(c.source, s.source, ord)
-	del(c.ctype, s.ctype, ord)
+	del(c.thread, s.thread.Value(), ord)
+	del(c.source, s.source.Value(), ord)
+	del(c.ctype, s.ctype.Value(), ord)
 	for _, t := range s.tags {
-		del(c.tag, t, ord)
+		del(c.tag, t.Value(), ord)
 	}
 }
 
@@ -488,7 +504,7 @@ func (c *Catalog) read(q Query) *roaring.Bitmap {
 // readable reports whether the live slot ord is readable by q's caller.
 func (c *Catalog) readable(ord uint32, q Query) bool {
 	s := &c.slots[ord]
-	if s.public || s.owner == q.Principal {
+	if s.public || s.owner.Value() == q.Principal {
 		return true
 	}
 	for _, u := range s.users {
@@ -510,20 +526,20 @@ func (c *Catalog) readable(ord uint32, q Query) bool {
 // except dates.
 func (c *Catalog) matches(ord uint32, q Query) bool {
 	s := &c.slots[ord]
-	if q.ThreadID != "" && s.thread != q.ThreadID {
+	if q.ThreadID != "" && s.thread.Value() != q.ThreadID {
 		return false
 	}
-	if q.Source != "" && s.source != q.Source {
+	if q.Source != "" && s.source.Value() != q.Source {
 		return false
 	}
-	if q.ContentType != "" && s.ctype != q.ContentType {
+	if q.ContentType != "" && s.ctype.Value() != q.ContentType {
 		return false
 	}
 	if q.Tags != nil {
 		hit := false
 		for _, t := range s.tags {
 			for _, qt := range q.Tags {
-				if t == qt {
+				if t.Value() == qt {
 					hit = true
 					break
 				}

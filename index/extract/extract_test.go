@@ -13,7 +13,7 @@ import (
 	cerrors "github.com/contextd/contextd/errors"
 )
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {

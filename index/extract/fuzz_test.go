@@ -69,15 +69,15 @@ func seed(f *testing.F, name string) []byte {
 }
 
 func FuzzPDF(f *testing.F) {
-	fuzzExtractor(f, PDF, "f.pdf", seed(f, "handbook.pdf"), []byte("%PDF-1.4\n%corrupted"), []byte("%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
+	fuzzExtractor(f, PDF, "f.pdf", seed(f, "handbook.pdf"), seed(f, "libreoffice/report.pdf"), []byte("%PDF-1.4\n%corrupted"), []byte("%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
 }
 
 func FuzzDOCX(f *testing.F) {
-	fuzzExtractor(f, DOCX, "f.docx", seed(f, "handbook.docx"), zipOf(f, map[string]string{"word/document.xml": "<w:document/>"}))
+	fuzzExtractor(f, DOCX, "f.docx", seed(f, "handbook.docx"), seed(f, "libreoffice/report.docx"), zipOf(f, map[string]string{"word/document.xml": "<w:document/>"}))
 }
 
 func FuzzPPTX(f *testing.F) {
-	fuzzExtractor(f, PPTX, "f.pptx", seed(f, "slides.pptx"))
+	fuzzExtractor(f, PPTX, "f.pptx", seed(f, "slides.pptx"), seed(f, "libreoffice/deck.pptx"))
 }
 
 func FuzzHTML(f *testing.F) {

@@ -277,7 +277,13 @@ func extractPPTX(ctx context.Context, _ string, data []byte, opt Options) (*Docu
 		if err != nil {
 			return nil, malformed(PPTX, name+": "+err.Error())
 		}
-		if err := out.add(fmt.Sprintf("--- Slide %d ---\n%s\n\n", i+1, strings.Join(paras, "\n"))); err != nil {
+		// "--- Slide N ---", one line per paragraph, a blank line: an
+		// empty slide keeps its marker and one blank line (B2).
+		text := fmt.Sprintf("--- Slide %d ---\n", i+1)
+		if len(paras) > 0 {
+			text += strings.Join(paras, "\n") + "\n"
+		}
+		if err := out.add(text + "\n"); err != nil {
 			return nil, err
 		}
 	}

@@ -8,27 +8,12 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // This file stores the compressed forms of chunk vectors (migration 0006):
 // the code column of embedding_chunks, the compression_metadata singleton
 // and the rewrites of a migration between float32 and compressed storage.
-
-// checkForms reports a chunk with neither form, or a float32 vector that is
-// not dim long and finite. Codes are opaque here: the engine that wrote
-// them checks them against compression_metadata when it reads them.
-func checkForms(v []float32, code []byte, dim int) error {
-	if len(v) == 0 && len(code) == 0 {
-		return errors.New("neither a vector nor a code")
-	}
-	if len(v) == 0 {
-		return nil
-	}
-	if len(v) != dim {
-		return fmt.Errorf("vector has %d dimensions, want %d", len(v), dim)
-	}
-	return checkVector(v)
-}
 
 // nullBlob maps an empty code to SQL NULL.
 func nullBlob(b []byte) any {
@@ -79,7 +64,7 @@ func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
 		}
 		return nil
 	}
-	if err := checkCompression(c); err != nil {
+	if err := sqlval.CheckCompression(c); err != nil {
 		return fmt.Errorf("sqlite: set compression metadata: %w", err)
 	}
 	created := c.CreatedAt
@@ -93,24 +78,6 @@ func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
 			codebook_fingerprint = excluded.codebook_fingerprint, created_at = excluded.created_at`,
 		c.Provider, c.Bits, c.Variant, int64(c.Seed), c.Dim, c.Fingerprint, created.UnixMicro()); err != nil {
 		return fmt.Errorf("sqlite: set compression metadata: %w", err)
-	}
-	return nil
-}
-
-// checkCompression refuses a record the table's constraints would: the
-// message names the field instead of the driver's constraint text.
-func checkCompression(c *persist.Compression) error {
-	switch {
-	case c.Provider == "":
-		return errors.New("empty provider")
-	case c.Bits < 1 || c.Bits > 4:
-		return fmt.Errorf("bits %d is not between 1 and 4", c.Bits)
-	case c.Variant != "mse" && c.Variant != "ip":
-		return fmt.Errorf("variant %q is not mse or ip", c.Variant)
-	case c.Dim <= 0:
-		return fmt.Errorf("dimension %d is not positive", c.Dim)
-	case c.Fingerprint == "":
-		return errors.New("empty fingerprint")
 	}
 	return nil
 }
@@ -130,10 +97,10 @@ func (t *tx) RewriteChunks(ctx context.Context, forms []persist.ChunkForm) error
 		if err != nil {
 			return fmt.Errorf("sqlite: rewrite chunks: %w", err)
 		}
-		if err := checkForms(f.Vector, f.Code, dim); err != nil {
+		if err := sqlval.CheckForms(f.Vector, f.Code, dim); err != nil {
 			return fmt.Errorf("sqlite: rewrite chunks: form %d (chunk %d): %w", i, f.Key, err)
 		}
-		if _, err := t.exec(ctx, sqlRewriteChunk, encodeVector(f.Vector), nullBlob(f.Code), int64(f.Key)); err != nil {
+		if _, err := t.exec(ctx, sqlRewriteChunk, sqlval.EncodeVector(f.Vector), nullBlob(f.Code), int64(f.Key)); err != nil {
 			return fmt.Errorf("sqlite: rewrite chunks: chunk %d: %w", f.Key, err)
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // inlineListMax is the longest list bound as one parameter per member;
@@ -22,6 +22,9 @@ const inlineListMax = 200
 type sqlb struct {
 	sb   strings.Builder
 	args []any
+	// threadFirst keeps a metadata equality from driving the query when a
+	// thread is given (meta), so the thread's index does.
+	threadFirst bool
 }
 
 func (b *sqlb) w(s string) *sqlb {
@@ -160,6 +163,12 @@ func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
 			b.w(" AND e.id IN ").in(f.IDs)
 		}
 	}
+	// With a thread, its (thread_id, created_at) index drives the query
+	// and the metadata conditions filter: at 100k entries in 8 threads,
+	// walking a status index of 50,000 active entries for a thread that
+	// holds none took 63 ms median against 25 ms for the thread's 12,500
+	// (contextd bench, thread_id + status=active).
+	b.threadFirst = f.ThreadID != ""
 	for i, c := range f.Meta {
 		b.w(" AND ")
 		if err := b.meta(c); err != nil {
@@ -191,67 +200,6 @@ func jsonPath(segs []string) (string, error) {
 	return p.String(), nil
 }
 
-// Kinds of metadata condition values.
-const (
-	kindNone = iota
-	kindString
-	kindNumber
-	kindBool
-)
-
-// kindOf classifies a condition value and returns it in the form to bind
-// (string, int64, float64 or bool).
-func kindOf(v any) (int, any, error) {
-	switch x := v.(type) {
-	case nil:
-		return kindNone, nil, nil
-	case string:
-		return kindString, x, nil
-	case bool:
-		return kindBool, x, nil
-	case int64:
-		return kindNumber, x, nil
-	case int:
-		return kindNumber, int64(x), nil
-	case int32:
-		return kindNumber, int64(x), nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return kindNone, nil, errors.New("non-finite number")
-		}
-		return kindNumber, x, nil
-	case float32:
-		return kindOf(float64(x))
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return kindNumber, i, nil
-		}
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
-			return kindNone, nil, fmt.Errorf("bad number %q", string(x))
-		}
-		return kindOf(f)
-	}
-	return kindNone, nil, fmt.Errorf("unsupported value type %T", v)
-}
-
-// asciiLower folds A-Z only: the ASCII case fold of R-310, the same fold as
-// SQLite's built-in lower().
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
 // numTypes is the json_type() test for a stored JSON number.
 const numTypes = " IN ('integer', 'real')"
 
@@ -269,9 +217,9 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	fold := func(s string) string { return s }
 	if !c.CaseSensitive {
 		folded = "lower(" + val + ")"
-		fold = asciiLower
+		fold = sqlval.ASCIILower
 	}
-	kind, v, err := kindOf(c.Value)
+	kind, v, err := sqlval.KindOf(c.Value)
 	if err != nil {
 		return fmt.Errorf("operator %s: %w", c.Op, err)
 	}
@@ -279,21 +227,31 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "eq", "ne":
 		neg := c.Op == "ne"
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			b.w("(" + typ + " = 'text' AND ")
 			if neg {
-				b.w(folded + " <> ")
-			} else {
-				b.w(folded + " = ")
+				b.w(folded + " <> ").arg(fold(v.(string))).w(")")
+				break
 			}
-			b.arg(fold(v.(string))).w(")")
-		case kindNumber:
+			// The folded comparison is what the indexes of the indexed
+			// fields hold (migration 0007: folded value, created_at, id),
+			// so it drives the walk in page order for either case mode;
+			// a case-sensitive match keeps the exact test as a residual.
+			if b.threadFirst {
+				b.w("+")
+			}
+			b.w("lower(" + val + ") = ").arg(sqlval.ASCIILower(v.(string)))
+			if c.CaseSensitive {
+				b.w(" AND " + val + " = ").arg(v.(string))
+			}
+			b.w(")")
+		case sqlval.KindNumber:
 			op := " = "
 			if neg {
 				op = " <> "
 			}
 			b.w("(" + typ + numTypes + " AND " + val + op).arg(v).w(")")
-		case kindBool:
+		case sqlval.KindBool:
 			want := v.(bool) != neg
 			b.w("(" + typ + " = '" + strconv.FormatBool(want) + "')")
 		default:
@@ -302,9 +260,9 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "gt", "gte", "lt", "lte":
 		op := map[string]string{"gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}[c.Op]
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			b.w("(" + typ + " = 'text' AND " + val + op).arg(v).w(")")
-		case kindNumber:
+		case sqlval.KindNumber:
 			b.w("(" + typ + numTypes + " AND " + val + op).arg(v).w(")")
 		default:
 			return fmt.Errorf("operator %s requires a numeric or string value", c.Op)
@@ -313,16 +271,16 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		var strs, nums []any
 		var bools []string
 		for _, m := range c.Values {
-			k, mv, err := kindOf(m)
+			k, mv, err := sqlval.KindOf(m)
 			if err != nil {
 				return fmt.Errorf("operator %s: %w", c.Op, err)
 			}
 			switch k {
-			case kindString:
+			case sqlval.KindString:
 				strs = append(strs, fold(mv.(string)))
-			case kindNumber:
+			case sqlval.KindNumber:
 				nums = append(nums, mv)
-			case kindBool:
+			case sqlval.KindBool:
 				bools = append(bools, "'"+strconv.FormatBool(mv.(bool))+"'")
 			}
 		}
@@ -354,7 +312,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "is_null":
 		b.w("(" + typ + " IS NOT NULL AND " + typ + " = 'null')")
 	case "contains", "starts_with", "ends_with":
-		if kind != kindString {
+		if kind != sqlval.KindString {
 			return fmt.Errorf("operator %s requires a string value", c.Op)
 		}
 		needle := fold(v.(string))
@@ -374,16 +332,16 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	case "array_contains":
 		b.w("(" + typ + " = 'array' AND EXISTS (SELECT 1 FROM json_each(e.metadata, " + p + ") j WHERE ")
 		switch kind {
-		case kindString:
+		case sqlval.KindString:
 			if c.CaseSensitive {
 				b.w("j.type = 'text' AND j.value = ")
 			} else {
 				b.w("j.type = 'text' AND lower(j.value) = ")
 			}
 			b.arg(fold(v.(string)))
-		case kindNumber:
+		case sqlval.KindNumber:
 			b.w("j.type" + numTypes + " AND j.value = ").arg(v)
-		case kindBool:
+		case sqlval.KindBool:
 			b.w("j.type = '" + strconv.FormatBool(v.(bool)) + "'")
 		default:
 			return fmt.Errorf("operator %s requires a non-null scalar value", c.Op)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // querier is what reads need: a *sql.DB (reader pool) or a *sql.Tx.
@@ -360,14 +361,6 @@ func (r reader) State(ctx context.Context, acc persist.Access, id string) (persi
 	return st, true, nil
 }
 
-// opposite returns the other source of a conversation.
-func opposite(source string) string {
-	if source == "user" {
-		return "agent"
-	}
-	return "user"
-}
-
 // DedupCandidate returns the latest readable entry of thread and source and
 // whether a readable entry of the opposite source was stored after it.
 func (r reader) DedupCandidate(ctx context.Context, acc persist.Access, threadID, source string) (*persist.Entry, bool, error) {
@@ -382,7 +375,7 @@ func (r reader) DedupCandidate(ctx context.Context, acc persist.Access, threadID
 	cand := &es[0]
 	b = &sqlb{}
 	b.w("SELECT EXISTS (SELECT 1 FROM context_entries e WHERE e.thread_id = ").arg(threadID)
-	b.w(" AND e.source = ").arg(opposite(source)).w(" AND e.id > ").arg(cand.ID).w(" AND ")
+	b.w(" AND e.source = ").arg(sqlval.Opposite(source)).w(" AND e.id > ").arg(cand.ID).w(" AND ")
 	b.readable(acc, "e").w(")")
 	var inter bool
 	if err := r.q.QueryRowContext(ctx, b.String(), b.args...).Scan(&inter); err != nil {

@@ -157,6 +157,9 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if fn == nil {
 		return errors.New("sqlite: write: nil function")
 	}
+	// A full disk, an I/O error or another process's lock is named by a
+	// sentinel, whether begin, a statement of fn or the commit hit it.
+	defer func() { err = storageError(err) }()
 	// A writer waits here for the one writer connection: the write queue.
 	s.metrics.writeQueue.Add(1)
 	stx, err := s.w.BeginTx(ctx, nil)

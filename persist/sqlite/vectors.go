@@ -3,13 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 
 	_ "modernc.org/sqlite/vec" // sqlite-vec: vec0 tables and vec_distance_l2 on every connection
 )
@@ -38,59 +37,6 @@ const (
 	vecKMax = 4096
 )
 
-// encodeVector returns v as little-endian float32 bytes.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// decodeVector reads little-endian float32 bytes.
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("vector blob of %d bytes is not a float32 array", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
-
-// checkVector reports a vector that is empty or holds a value that is not
-// a finite number.
-func checkVector(v []float32) error {
-	if len(v) == 0 {
-		return errors.New("empty vector")
-	}
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("value %d is not a finite number", i)
-		}
-	}
-	return nil
-}
-
-// validateEmbeddings checks e before anything is written: a positive Dim,
-// every chunk with a vector or a code, every vector Dim long and finite,
-// spans with 0 <= Start <= End.
-func validateEmbeddings(e persist.Embeddings) error {
-	if e.Dim <= 0 {
-		return fmt.Errorf("dimension %d is not positive", e.Dim)
-	}
-	for i, c := range e.Chunks {
-		if err := checkForms(c.Vector, c.Code, e.Dim); err != nil {
-			return fmt.Errorf("chunk %d: %w", i, err)
-		}
-		if c.Start < 0 || c.End < c.Start {
-			return fmt.Errorf("chunk %d: bad span [%d, %d)", i, c.Start, c.End)
-		}
-	}
-	return nil
-}
-
 const sqlInsertChunk = `INSERT INTO embedding_chunks
 	(context_id, chunk_index, start_index, end_index, embedding, code) VALUES (?, ?, ?, ?, ?, ?)`
 
@@ -117,13 +63,13 @@ func (t *tx) AddEmbeddings(ctx context.Context, id string, e persist.Embeddings)
 
 func (t *tx) setEmbeddings(ctx context.Context, id string, e persist.Embeddings, fresh bool) error {
 	if fresh {
-		if err := validateEmbeddings(e); err != nil {
+		if err := sqlval.ValidateEmbeddings(e); err != nil {
 			return fmt.Errorf("sqlite: set embeddings of %s: %w", id, err)
 		}
 		return t.insertChunks(ctx, id, e)
 	}
 	if len(e.Chunks) > 0 {
-		if err := validateEmbeddings(e); err != nil {
+		if err := sqlval.ValidateEmbeddings(e); err != nil {
 			return fmt.Errorf("sqlite: set embeddings of %s: %w", id, err)
 		}
 		var exists bool
@@ -149,7 +95,7 @@ func (t *tx) setEmbeddings(ctx context.Context, id string, e persist.Embeddings,
 // insertChunks writes the chunk rows and the metadata row of entry id.
 func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) error {
 	for i, c := range e.Chunks {
-		if _, err := t.exec(ctx, sqlInsertChunk, id, c.Index, c.Start, c.End, encodeVector(c.Vector), nullBlob(c.Code)); err != nil {
+		if _, err := t.exec(ctx, sqlInsertChunk, id, c.Index, c.Start, c.End, sqlval.EncodeVector(c.Vector), nullBlob(c.Code)); err != nil {
 			return fmt.Errorf("sqlite: set embeddings: insert chunk %d: %w", i, err)
 		}
 	}
@@ -218,7 +164,7 @@ func (r reader) vectorDocs(ctx context.Context, b *sqlb) ([]persist.VectorDoc, e
 			return nil, fmt.Errorf("sqlite: read vectors: %w", err)
 		}
 		kc.Key = uint64(key)
-		if kc.Vector, err = decodeVector(blob); err != nil {
+		if kc.Vector, err = sqlval.DecodeVector(blob); err != nil {
 			return nil, fmt.Errorf("sqlite: read vectors of %s: %w", id, err)
 		}
 		if len(kc.Vector) == 0 {

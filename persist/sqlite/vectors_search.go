@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // exactScanRatio and minExactScan set when a filtered search scans its
@@ -70,10 +71,10 @@ func (s *Store) VectorSearch(ctx context.Context, acc persist.Access, q persist.
 	if q.Limit <= 0 {
 		return res, nil
 	}
-	if err := checkVector(q.Vector); err != nil {
+	if err := sqlval.CheckVector(q.Vector); err != nil {
 		return res, fmt.Errorf("sqlite: vector search: query %w", err)
 	}
-	blob := encodeVector(q.Vector)
+	blob := sqlval.EncodeVector(q.Vector)
 	if int(s.vecDim.Load()) == len(q.Vector) {
 		done, err := s.vectorKNN(ctx, acc, q, blob, &res)
 		if err != nil && strings.Contains(err.Error(), "no such table") {

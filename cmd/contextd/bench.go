@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/contextd/contextd/internal/bench"
+)
+
+const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]
+
+Builds a fresh database in a temporary folder from a real corpus (Cranfield
+from DIR when the size fits in its 1,400 documents, else the doc comments
+of the Go source tree at $GOROOT/src), and measures through the in-process
+MCP client, for SEARCH_BACKEND=in-process and native side by side: store
+throughput, search_context with each filter, fts_search_context,
+semantic_search_context, hybrid_search_context and grep_context (median
+and p99), start-up with and without index snapshots, and memory (RSS, Go
+heap by component). The rest of the configuration comes from the
+environment, as for the server. Progress goes to stderr.
+
+  --size N      entries (default 1000; 10000 and 100000 are the README's)
+  --json        print JSON instead of Markdown tables
+  -data DIR     the shared eval folder holding cranfield/ (default ../shared/eval)
+  --queries N   calls per search measurement (default 100; grep makes half)
+  --backend B   in-process, native or both (default both)
+  --json-file F also write the JSON report to F (one run, both forms)
+  --keep DIR    build the databases in DIR/<backend> and keep them (for
+                profiling); DIR/<backend> must be empty or absent
+`
+
+// runBench runs contextd bench.
+func runBench(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("contextd bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	size := fs.Int("size", 1000, "entries")
+	asJSON := fs.Bool("json", false, "print JSON")
+	data := fs.String("data", filepath.Join("..", "shared", "eval"), "eval folder")
+	queries := fs.Int("queries", 100, "calls per search measurement")
+	backend := fs.String("backend", "both", "in-process, native or both")
+	keep := fs.String("keep", "", "build the databases under this folder and keep them")
+	jsonFile := fs.String("json-file", "", "also write the JSON report to this file")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, benchUsage)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "contextd bench: %v\n%s", err, benchUsage)
+		return exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "contextd bench: unexpected argument %q\n%s", fs.Arg(0), benchUsage)
+		return exitUsage
+	case *size < 1:
+		fmt.Fprintf(stderr, "contextd bench: --size must be at least 1, got %d\n", *size)
+		return exitUsage
+	case *queries < 1:
+		fmt.Fprintf(stderr, "contextd bench: --queries must be at least 1, got %d\n", *queries)
+		return exitUsage
+	}
+	opt := bench.Options{Size: *size, DataDir: *data, Queries: *queries, LookupEnv: lookupEnv, Progress: stderr, KeepDir: *keep}
+	switch b := strings.ToLower(*backend); b {
+	case "both":
+	case "in-process", "native":
+		opt.Backends = []string{b}
+	default:
+		fmt.Fprintf(stderr, "contextd bench: --backend must be in-process, native or both, got %q\n", *backend)
+		return exitUsage
+	}
+	rep, err := bench.Run(ctx, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "contextd bench: %v\n", err)
+		return exitFail
+	}
+	if *jsonFile != "" {
+		if err := writeJSONFile(*jsonFile, rep); err != nil {
+			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
+			return exitFail
+		}
+	}
+	if *asJSON {
+		if err := rep.JSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
+	rep.Markdown(stdout)
+	return exitOK
+}
+
+// writeJSONFile writes rep as JSON to path.
+func writeJSONFile(path string, rep *bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("json file: %w", err)
+	}
+	if err := rep.JSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("json file: %w", err)
+	}
+	return f.Close()
+}

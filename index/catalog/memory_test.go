@@ -1,0 +1,45 @@
+package catalog
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scanned is the i-th entry as a scan of SQL returns it: every string a
+// fresh allocation, even when its value repeats (threads, owner, tags).
+func scanned(i int) Entry {
+	fresh := func(s string) string { return strings.Clone(s) }
+	return Entry{
+		ID: fmt.Sprintf("0197a5b2-%04x-7000-8000-%012x", i%0xffff, i), Owner: fresh("local"),
+		ThreadID: fresh(fmt.Sprintf("bench-%d", i%8)), Source: fresh([]string{"agent", "user"}[i%2]), ContentType: fresh("text"),
+		Tags: []string{fresh(fmt.Sprintf("topic-%d", i%20)), fresh("bench")}, CreatedAt: time.UnixMicro(int64(i)), Length: 40,
+	}
+}
+
+// BenchmarkCatalogMemory reports the live heap a catalog of n scanned
+// entries holds, per entry (B/entry), at a sweep of sizes.
+func BenchmarkCatalogMemory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var perEntry float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				c := New()
+				for i := range n {
+					c.Put(scanned(i))
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				perEntry = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+				runtime.KeepAlive(c)
+			}
+			b.ReportMetric(perEntry, "B/entry")
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package index
+
+import (
+	"runtime"
+	"runtime/metrics"
+)
+
+// Apply collects the garbage a large batch's indexing left right after
+// applying it, when the batch's transient heap outweighs what was live
+// before: at least collectBytes of text, and transientPerByte times its
+// text bytes at least the live heap the last collection before the batch
+// found (a collection during the batch sees the transient heap itself).
+//
+// Indexing allocates about 40 bytes per text byte, and at its height
+// about 35 of them are live at once (term locations twice, the analysis
+// and Bleve's copy of it, then the encoded postings). The collector's next
+// goal is twice the live heap it last saw, so after the largest legal text
+// (10 Mi bytes; 407-434 MB live at its height in the server) the process
+// was allowed to grow to 815-869 MB before the runtime looked again, and
+// the requests after it (a read of the entry, four greps) filled that
+// room: peak RSS 745-879 MB in TestLargestTextGrepRSS against an 800 MB
+// bound. One collection right after the batch frees the indexing's
+// garbage and resets the goal to twice what stays (the index, about
+// 60 MB there); it costs tens of milliseconds against about 2 s of
+// indexing. A rebuild's pages, whose transient heap is small next to the
+// index already built, and batches of small notes never cause one.
+const (
+	collectBytes     = 1 << 20
+	transientPerByte = 32
+)
+
+// liveHeap is the live heap the last collection found.
+func liveHeap() uint64 {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return live[0].Value.Uint64()
+}
+
+// collectAfter runs a collection after upserts when they call for one;
+// liveBefore is liveHeap before they were applied.
+func collectAfter(upserts []Doc, liveBefore uint64) {
+	n := 0
+	for i := range upserts {
+		n += len(upserts[i].Text)
+	}
+	if n >= collectBytes && uint64(n)*transientPerByte >= liveBefore {
+		runtime.GC()
+	}
+}

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"testing"
+)
+
+const heapSample = `heap profile: 4: 4096 [10: 8192] @ heap/1048576
+2: 3000 [4: 4000] @ 0x1 0x2
+#	0x1	github.com/contextd/contextd/vector.(*Index).grow+0x2c	/src/vector/hnsw.go:120
+#	0x2	github.com/contextd/contextd/internal/search.open+0x10	/src/internal/search/x.go:1
+
+1: 1000 [2: 2000] @ 0x3 0x4
+#	0x3	runtime.malg+0x1	/go/src/runtime/proc.go:1
+#	0x4	github.com/contextd/contextd/index/catalog.(*Catalog).Put+0x1	/src/index/catalog/catalog.go:1
+
+1: 96 [4: 2192] @ 0x5
+#	0x5	main.main+0x1	/src/main.go:1
+
+0: 0 [3: 300] @ 0x6
+#	0x6	github.com/blevesearch/bleve/v2.New+0x1	/x.go:1
+
+# runtime.MemStats
+# Alloc = 1
+`
+
+// The components of a known profile: innermost matching frame wins, the
+// unmatched stack is "other", freed records count nothing.
+func TestParseHeapProfile(t *testing.T) {
+	got, err := ParseHeapProfile(strings.NewReader(heapSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"vector index (vector)": 3000, "access catalog (index/catalog)": 1000, "other": 96}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+// The parser's total equals the in-use bytes of the runtime's own profile
+// (oracle: summing every record's in-use bytes independently).
+func TestParseHeapProfileRuntime(t *testing.T) {
+	keep := make([][]byte, 0, 64)
+	for range 64 {
+		keep = append(keep, make([]byte, 64<<10))
+	}
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 1); err != nil {
+		t.Fatal(err)
+	}
+	shares, err := ParseHeapProfile(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, v := range shares {
+		total += v
+	}
+	oracle := 0.0
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if head, _, ok := strings.Cut(line, " @ "); ok && !strings.HasPrefix(line, "heap profile") && !strings.HasPrefix(line, "#") {
+			var objs, b, ao, ab float64
+			if _, err := fmtSscanf(head, &objs, &b, &ao, &ab); err != nil {
+				t.Fatalf("oracle: %q: %v", head, err)
+			}
+			oracle += b
+		}
+	}
+	if total != oracle || total == 0 {
+		t.Errorf("parsed %v in-use bytes, the profile holds %v", total, oracle)
+	}
+	_ = keep[0]
+}
+
+func TestParseHeapProfileMalformed(t *testing.T) {
+	for _, in := range []string{"x @ 0x1\n", "1: y [1: 1] @ 0x1\n", "z: 1 [1: 1] @ 0x1\n", "1: -5 [1: 1] @ 0x1\n"} {
+		if _, err := ParseHeapProfile(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "heap profile line 1") {
+			t.Errorf("%q: err %v, want one naming line 1", in, err)
+		}
+	}
+}
+
+func FuzzParseHeapProfile(f *testing.F) {
+	f.Add(heapSample)
+	f.Add("1: 1 [1: 1] @ 0x1\n#\t0x1\tmodernc.org/sqlite.x+0x1\tf.go:1\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := ParseHeapProfile(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for k, v := range got {
+			if v < 0 {
+				t.Fatalf("%s: negative %v", k, v)
+			}
+		}
+	})
+}
+
+func TestLoadCorpus(t *testing.T) {
+	dir := t.TempDir()
+	cran := "cranfield"
+	if err := os.MkdirAll(filepath.Join(dir, cran), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := ".I 1\n.T\nexperimental investigation\n.A\nbrenckman,m.\n.W\nof the aerodynamics\nof a wing .\n.I 2\n.T\nsimple shear flow\n.W\npast a flat plate .\n"
+	if err := os.WriteFile(filepath.Join(dir, cran, "cran.all.1400"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCorpus(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "cranfield" || len(c.Texts) != 2 || c.Texts[0] != "experimental investigation of the aerodynamics of a wing ." || c.Texts[1] != "simple shear flow past a flat plate ." {
+		t.Fatalf("got %s %q", c.Name, c.Texts)
+	}
+	// More entries than Cranfield holds: the Go doc comments.
+	c, err = LoadCorpus(dir, 3)
+	if err != nil {
+		t.Skipf("no Go source tree: %v", err)
+	}
+	if c.Name != "go-doc-comments" || len(c.Texts) != 3 {
+		t.Fatalf("got %s with %d texts", c.Name, len(c.Texts))
+	}
+	if _, err := LoadCorpus(dir, 0); err == nil {
+		t.Error("size 0 accepted")
+	}
+	if _, err := LoadCorpus(dir, 50_000_000); !errors.Is(err, ErrNoCorpus) || !strings.Contains(err.Error(), "fewer than 50000000") {
+		t.Errorf("a size beyond every corpus: %v", err)
+	}
+}
+
+func TestEntryStructure(t *testing.T) {
+	blocked, active := 0, 0
+	for i := range 10_000 {
+		m := Entry(i, "x")["metadata"].(map[string]any)
+		switch m["status"] {
+		case "blocked":
+			blocked++
+		case "active":
+			active++
+		}
+	}
+	if blocked != 10 || active != 5000 {
+		t.Errorf("blocked %d (want 10), active %d (want 5000)", blocked, active)
+	}
+}
+
+func TestNum(t *testing.T) {
+	for in, want := range map[float64]string{0.123: "0.12", 12.34: "12.3", 1234.5: "1,234", 1234567: "1,234,567", 99.99: "100.0"} {
+		if got := num(in); got != want {
+			t.Errorf("num(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func fmtSscanf(s string, a ...any) (int, error) { return fmt.Sscanf(s, "%g: %g [%g: %g]", a...) }

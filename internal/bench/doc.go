@@ -1,0 +1,23 @@
+// Package bench owns `contextd bench`: it builds a fresh database from a
+// real corpus, drives the engine through mcp-go's in-process MCP client as
+// a client would (JSON encoding of every request and response included),
+// and measures store throughput, the latency of every search tool with
+// its filters, start-up time with and without the in-process index
+// snapshots, and memory (RSS, Go heap, and the Go heap by component from
+// a heap profile), for each search backend side by side.
+//
+//	rep, err := bench.Run(ctx, bench.Options{Size: 10_000, DataDir: "../shared/eval"})
+//	if err == nil {
+//		rep.Markdown(os.Stdout) // or rep.JSON(os.Stdout)
+//	}
+//
+// The corpus is Cranfield (title and abstract of 1,400 documents) when
+// the size fits in it and the collection is present, and otherwise the
+// doc-comment paragraphs of the Go source tree ($GOROOT/src, about 150k
+// paragraphs of at least six words: enough for 100k entries). Every entry
+// gets the structure the filters need: eight threads, a source, two tags,
+// metadata.status (indexed by default) alternating active/done with a
+// rare "blocked" every 1,000th entry, and non-indexed fields priority
+// (0-9) and seq (unique), so each filter is measured at a common and a
+// rare selectivity.
+package bench

@@ -1,0 +1,360 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/server"
+)
+
+// Options configures a run. The zero value of every field means its
+// default; Size is required.
+type Options struct {
+	Size    int    // entries to store
+	DataDir string // holds cranfield/ (the shared eval folder); "" = Go doc comments only
+	// Backends are the SEARCH_BACKEND values to measure, in order; nil =
+	// in-process then native.
+	Backends []string
+	// Queries is the number of calls per search measurement (default
+	// 100); grep_context makes half as many.
+	Queries int
+	// LookupEnv is the configuration's environment (default os.LookupEnv);
+	// DB_PATH and SEARCH_BACKEND are set by the run.
+	LookupEnv func(string) (string, bool)
+	TempDir   string // where the databases are built (default os.TempDir)
+	// KeepDir, when set, is where the databases are built (one folder per
+	// backend, created) and left for inspection or profiling.
+	KeepDir  string
+	Progress io.Writer // progress lines (default discarded)
+}
+
+// batchSize is the number of entries per store_context_batch call.
+const batchSize = 100
+
+// Run builds a database per backend and measures it (see the package
+// comment).
+func Run(ctx context.Context, opt Options) (*Report, error) {
+	if opt.Size < 1 {
+		return nil, fmt.Errorf("size must be at least 1, got %d", opt.Size)
+	}
+	if opt.Queries < 0 {
+		return nil, fmt.Errorf("queries must be at least 1, got %d", opt.Queries)
+	}
+	if opt.Queries == 0 {
+		opt.Queries = 100
+	}
+	if opt.Backends == nil {
+		opt.Backends = []string{contextd.BackendInProcess, contextd.BackendNative}
+	}
+	for _, b := range opt.Backends {
+		if b != contextd.BackendInProcess && b != contextd.BackendNative {
+			return nil, fmt.Errorf("unknown search backend %q (in-process or native)", b)
+		}
+	}
+	if opt.LookupEnv == nil {
+		opt.LookupEnv = os.LookupEnv
+	}
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
+	}
+	began := time.Now()
+	corpus, err := LoadCorpus(opt.DataDir, opt.Size)
+	if err != nil {
+		return nil, err
+	}
+	rep := newReport(opt, corpus)
+	w := &workload{opt: opt, corpus: corpus, queries: makeQueries(corpus.Texts, opt.Queries)}
+	for _, b := range opt.Backends {
+		if err := w.runBackend(ctx, b, rep); err != nil {
+			return nil, fmt.Errorf("%s: %w", b, err)
+		}
+	}
+	rep.ElapsedS = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// workload is one run's corpus and queries.
+type workload struct {
+	opt     Options
+	corpus  *Corpus
+	queries queries
+	mid     time.Time // a time between the stores of the two halves
+}
+
+// handle is an open engine with its MCP server and in-process client.
+type handle struct {
+	eng *contextd.Engine
+	c   *client.Client
+}
+
+func (h *handle) close() {
+	if h.c != nil {
+		h.c.Close()
+	}
+	if h.eng != nil {
+		h.eng.Close()
+	}
+}
+
+// open opens the engine of cfg and connects an in-process MCP client.
+func open(ctx context.Context, cfg config.Config) (*handle, error) {
+	eng, err := contextd.Open(ctx, cfg.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	h := &handle{eng: eng}
+	srv, err := server.New(eng, cfg.Server)
+	if err != nil {
+		h.close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if h.c, err = client.NewInProcessClient(srv.MCP()); err == nil {
+		err = h.c.Start(ctx)
+	}
+	if err == nil {
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: "contextd-bench", Version: contextd.Version}
+		_, err = h.c.Initialize(ctx, init)
+	}
+	if err != nil {
+		h.close()
+		return nil, fmt.Errorf("mcp client: %w", err)
+	}
+	return h, nil
+}
+
+// call makes one tool call and returns its result text; a tool error is
+// an error.
+func (h *handle) call(ctx context.Context, tool string, args map[string]any) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := h.c.CallTool(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", tool, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("%s: tool error: %s", tool, text.String())
+	}
+	return text.String(), nil
+}
+
+// config reads the configuration as the server does, for a database in
+// dir and the backend.
+func (w *workload) config(dir, backend string) (config.Config, error) {
+	db := filepath.Join(dir, "bench.db")
+	cfg, err := config.FromEnv(func(k string) (string, bool) {
+		switch k {
+		case "DB_PATH":
+			return db, true
+		case "SEARCH_BACKEND":
+			return backend, true
+		}
+		return w.opt.LookupEnv(k)
+	})
+	if err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	cfg.Engine.FTS.Progress = io.Discard
+	cfg.Server.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Server.Version = contextd.Version
+	return cfg, nil
+}
+
+func (w *workload) progress(format string, args ...any) {
+	fmt.Fprintf(w.opt.Progress, "bench: "+format+"\n", args...)
+}
+
+// runBackend builds a fresh database for backend and measures it.
+func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) error {
+	var dir string
+	var err error
+	if w.opt.KeepDir != "" {
+		dir = filepath.Join(w.opt.KeepDir, backend)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("keep dir: %w", err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			return fmt.Errorf("keep dir %s is not empty", dir)
+		}
+	} else {
+		if dir, err = os.MkdirTemp(w.opt.TempDir, "contextd-bench-"); err != nil {
+			return fmt.Errorf("temp dir: %w", err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	cfg, err := w.config(dir, backend)
+	if err != nil {
+		return err
+	}
+	h, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { h.close() }()
+	if err := w.store(ctx, h, backend, rep); err != nil {
+		return err
+	}
+	if err := rep.memory(backend, "after loading", measureMemory); err != nil {
+		return err
+	}
+	for _, q := range w.searches(h) {
+		w.progress("%s: %s", backend, q.name)
+		lat, err := measure(ctx, h, q.tool, q.n, q.args)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q.name, err)
+		}
+		rep.latency(q.group, q.name, backend, lat)
+	}
+	if err := rep.memory(backend, "after the searches", measureMemory); err != nil {
+		return err
+	}
+	h.close()
+	h = &handle{}
+	// Start-up: with the in-process indexes' snapshots present, then
+	// without them (rebuilt from SQL).
+	db := cfg.Engine.DBPath
+	for _, snap := range []bool{true, false} {
+		if !snap {
+			for _, d := range []string{db + ".index", db + ".vectors"} {
+				if err := os.RemoveAll(d); err != nil {
+					return fmt.Errorf("remove snapshot: %w", err)
+				}
+			}
+		}
+		w.progress("%s: start-up (snapshots %v)", backend, snap)
+		t0 := time.Now()
+		if h, err = open(ctx, cfg); err != nil {
+			return err
+		}
+		opened := time.Since(t0)
+		if err := w.ready(ctx, h); err != nil {
+			return err
+		}
+		ready := time.Since(t0)
+		name := "start-up with index snapshots"
+		if !snap {
+			name = "start-up without index snapshots (rebuilt from SQL)"
+		}
+		rep.startup(name, backend, opened, ready)
+		if snap {
+			// Steady state of a restarted server: a few calls of each search.
+			for _, q := range w.searches(h) {
+				if _, err := measure(ctx, h, q.tool, min(q.n, 10), q.args); err != nil {
+					return fmt.Errorf("%s: %w", q.name, err)
+				}
+			}
+			if err := rep.memory(backend, "restarted from snapshots, after searches", measureMemory); err != nil {
+				return err
+			}
+		}
+		h.close()
+		h = &handle{}
+	}
+	return nil
+}
+
+// store loads the corpus through store_context_batch and reports the
+// throughput acknowledged and searchable (both in-process indexes caught
+// up).
+func (w *workload) store(ctx context.Context, h *handle, backend string, rep *Report) error {
+	n := len(w.corpus.Texts)
+	w.progress("%s: storing %d entries", backend, n)
+	t0 := time.Now()
+	for i := 0; i < n; i += batchSize {
+		if i <= n/2 && n/2 < i+batchSize {
+			w.mid = time.Now().UTC()
+		}
+		entries := make([]any, 0, batchSize)
+		for j := i; j < min(i+batchSize, n); j++ {
+			entries = append(entries, Entry(j, w.corpus.Texts[j]))
+		}
+		out, err := h.call(ctx, "store_context_batch", map[string]any{"entries": entries})
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Succeeded int `json:"succeeded"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			return fmt.Errorf("store_context_batch: bad response: %w", err)
+		}
+		if res.Succeeded != len(entries) {
+			return fmt.Errorf("store_context_batch: %d of %d entries stored: %s", res.Succeeded, len(entries), out)
+		}
+	}
+	acked := time.Since(t0)
+	if err := w.ready(ctx, h); err != nil {
+		return err
+	}
+	searchable := time.Since(t0)
+	rep.rate("store", "store_context_batch, 100 per call, acknowledged", backend, float64(n)/acked.Seconds())
+	rep.rate("store", "store_context_batch, until searchable by every index", backend, float64(n)/searchable.Seconds())
+	w.progress("%s: stored in %.1f s, searchable after %.1f s", backend, acked.Seconds(), searchable.Seconds())
+	return nil
+}
+
+// ready makes one full-text and one semantic search, which catch the
+// in-process indexes up with SQL (loading or rebuilding them first).
+func (w *workload) ready(ctx context.Context, h *handle) error {
+	if _, err := h.call(ctx, "fts_search_context", map[string]any{"query": "the", "limit": 1}); err != nil {
+		return err
+	}
+	if h.eng.SemanticAvailable() {
+		if _, err := h.call(ctx, "semantic_search_context", map[string]any{"query": "the", "limit": 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure makes n calls of tool with args(i) and returns their latencies,
+// sorted.
+func measure(ctx context.Context, h *handle, tool string, n int, args func(i int) map[string]any) ([]time.Duration, error) {
+	lat := make([]time.Duration, 0, n)
+	for i := range n {
+		a := args(i)
+		t0 := time.Now()
+		if _, err := h.call(ctx, tool, a); err != nil {
+			return nil, err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return lat, nil
+}
+
+// cpuName is the processor's model name (lscpu's), with the core count.
+func cpuName() string {
+	name := runtime.GOARCH
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				name = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s (%d cores)", name, runtime.NumCPU())
+}

@@ -1,0 +1,66 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+)
+
+// Targets of issue 17, stated for 100,000 entries and the default
+// configuration (the in-process backend).
+const (
+	TargetFilterMedianMS = 5
+	TargetStartupMS      = 1000
+	TargetRSSMiB         = 250
+)
+
+// Check is one target's verdict.
+type Check struct {
+	Target string  `json:"target"`
+	Got    float64 `json:"got"`
+	Limit  float64 `json:"limit"`
+	Where  string  `json:"where"`
+	Met    bool    `json:"met"`
+}
+
+// Checks evaluates the targets on backend's figures.
+func (r *Report) Checks(backend string) []Check {
+	var out []Check
+	worst := Check{Target: "search_context median, every filter (ms)", Limit: TargetFilterMedianMS}
+	for _, row := range r.Rows {
+		if v, ok := row.Values[backend]; ok && row.Group == "search_context" && v.MedianMS >= worst.Got {
+			worst.Got, worst.Where = v.MedianMS, row.Name
+		}
+	}
+	out = append(out, worst)
+	for _, row := range r.Rows {
+		if v, ok := row.Values[backend]; ok && row.Kind == "startup" && row.Name == "start-up with index snapshots" {
+			out = append(out, Check{Target: "start-up with snapshots until searchable (ms)", Got: v.ReadyMS, Limit: TargetStartupMS, Where: "open + first full-text and semantic search"})
+		}
+	}
+	rss := Check{Target: "steady-state RSS (MiB)", Limit: TargetRSSMiB}
+	for _, p := range r.Memory {
+		if p.Backend == backend && p.When != "after loading" && p.RSS >= rss.Got {
+			rss.Got, rss.Where = p.RSS, p.When
+		}
+	}
+	out = append(out, rss)
+	for i := range out {
+		out[i].Met = out[i].Got <= out[i].Limit
+	}
+	return out
+}
+
+// targets writes the checks of the first backend.
+func (r *Report) targets(w io.Writer) {
+	if len(r.Backends) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nTargets (issue 17; stated for 100,000 entries, default configuration), %s:\n\n| target | measured | limit | worst case | met |\n| --- | --- | --- | --- | --- |\n", r.Backends[0])
+	for _, c := range r.Checks(r.Backends[0]) {
+		met := "yes"
+		if !c.Met {
+			met = "**no**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", c.Target, num(c.Got), num(c.Limit), c.Where, met)
+	}
+}

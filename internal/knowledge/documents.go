@@ -1,0 +1,309 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/persist"
+)
+
+// File is one upload.
+type File struct {
+	Name     string // file name with extension
+	Folder   string // destination folder ("" is the root)
+	Data     []byte
+	Strategy string // chunking strategy; "" is Semantic
+	digest   string // a source file's digest (record.Digest)
+}
+
+// Uploaded is the result of an upload.
+type Uploaded struct {
+	DocumentID string
+	JobID      string
+	Path       string
+}
+
+func invalid(format string, args ...any) error {
+	return cerrors.New(cerrors.ErrInvalid, format, args...)
+}
+
+// CheckFile applies the upload rules of requirements A5.8 to f, in their
+// order, before anything is written.
+func (s *Service) CheckFile(f File) error {
+	switch {
+	case utf8.RuneCountInString(f.Name) > 255:
+		return invalid("Filename exceeds 255 characters.")
+	case !ValidFileName(f.Name):
+		return invalid("Invalid filename: '%s'.", f.Name)
+	case ContainsTraversal(f.Folder):
+		return invalid("Path traversal is not allowed.")
+	case hasControl(f.Folder):
+		// Requirements I.8: control characters in a path are refused.
+		return invalid("Path must not contain control characters.")
+	case Depth(f.Folder) > 50:
+		return invalid("Path exceeds maximum depth of 50 levels.")
+	case !Supported(Ext(f.Name)):
+		return invalid("Unsupported file extension. Supported types: %s", SupportedList())
+	case len(f.Data) == 0:
+		return invalid("File is empty. Zero-byte uploads are not allowed.")
+	case int64(len(f.Data)) > s.opt.MaxUploadBytes:
+		return cerrors.New(cerrors.ErrTooLarge, "File exceeds the maximum upload size of %s (%s given).",
+			FormatBytes(s.opt.MaxUploadBytes), FormatBytes(int64(len(f.Data))))
+	case textNative[Ext(f.Name)] && !utf8.Valid(f.Data):
+		return invalid("File '%s' is not valid UTF-8 text.", f.Name)
+	}
+	return nil
+}
+
+// Upload stores f in container c as a Pending document and queues its
+// ingestion. A document already at the same path is replaced: it keeps
+// its id, its generation grows, its chunks leave the index at once and a
+// job still running for it is stale.
+func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, f File) (*Uploaded, error) {
+	if err := s.CheckFile(f); err != nil {
+		return nil, err
+	}
+	p := NormalizePath(NormalizeFolderPath(f.Folder) + f.Name)
+	ext := Ext(f.Name)
+	text, blob := f.Name, ""
+	if textNative[ext] {
+		text = strings.TrimPrefix(string(f.Data), "\ufeff")
+	} else {
+		blob = base64.StdEncoding.EncodeToString(f.Data)
+	}
+	jobID := s.ids.Next()
+	rec := record{Kind: "document", Name: f.Name, Container: c.ID, Path: p, Size: int64(len(f.Data)),
+		Status: Pending, Job: FormatID(jobID), Strategy: ParseStrategy(f.Strategy), Blob: blob, Digest: f.digest}
+	var out Uploaded
+	s.uploadMu.Lock()
+	defer s.uploadMu.Unlock()
+	err := s.st.Write(ctx, func(tx persist.Tx) error {
+		now := s.opt.Now().UTC()
+		if id, ok := s.idx.byPath(c.ID, p); ok {
+			// Replacing needs write access to the document itself.
+			if st, found, err := tx.State(ctx, acc, id); err != nil {
+				return fmt.Errorf("document access: %w", err)
+			} else if found && !st.Writable {
+				return cerrors.New(cerrors.ErrNotAuthorized, "File '%s' exists and is not writable by you.", p)
+			}
+			replaced, err := rewrite(ctx, tx, id, now, &text, func(r *record) (bool, error) {
+				rec.Generation = r.Generation + 1
+				*r = rec
+				return true, nil
+			})
+			if err != nil {
+				return err
+			}
+			if replaced {
+				out = Uploaded{DocumentID: id}
+				return nil
+			}
+		}
+		rec.Generation = 1
+		id := s.ids.Next()
+		e, err := newEntry(id, docThreadPrefix+c.ID, acc.Principal, c.Visibility, text, rec, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.Insert(ctx, e, nil); err != nil {
+			return fmt.Errorf("insert document: %w", err)
+		}
+		out = Uploaded{DocumentID: id}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.idx.register(out.DocumentID, c.ID, p, rec.Generation, rec.Size)
+	s.jobs.cancel(out.DocumentID, rec.Generation) // a job of the replaced content is stale
+	s.q.push(job{doc: out.DocumentID, gen: rec.Generation})
+	out.JobID, out.Path = FormatID(jobID), p
+	return &out, nil
+}
+
+// Doc is a document as list_files and get_document show it.
+type Doc struct {
+	ID        string
+	Name      string
+	Path      string
+	Size      int64
+	Status    string
+	Error     string
+	CreatedAt time.Time
+	Text      string
+	ext       string
+}
+
+func docOf(e *persist.Entry) (Doc, bool) {
+	r, ok := decodeRecord(e.Metadata)
+	if !ok || r.Kind != "document" {
+		return Doc{}, false
+	}
+	return Doc{ID: e.ID, Name: r.Name, Path: r.Path, Size: r.Size, Status: r.Status, Error: r.Error,
+		CreatedAt: e.CreatedAt, Text: e.Text, ext: Ext(r.Name)}, true
+}
+
+// docs returns the documents of c that acc may read.
+func (s *Service) docs(ctx context.Context, acc persist.Access, c *Container, f persist.Filter) ([]Doc, error) {
+	f.ThreadID = docThreadPrefix + c.ID
+	res, err := s.st.Search(ctx, acc, persist.SearchQuery{Filter: f, Limit: 1 << 30})
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	out := make([]Doc, 0, len(res.Entries))
+	for i := range res.Entries {
+		if d, ok := docOf(&res.Entries[i]); ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// Listing is one folder of a container.
+type Listing struct {
+	Folder string
+	Dirs   []string // immediate sub-folder names, case-insensitively sorted
+	Files  []Doc    // documents directly in Folder, newest first
+}
+
+// ListFiles lists folder (normalised) of c as acc sees it. Folders exist
+// while a document acc may read lies below them: a folder holding only
+// others' private files is "not found", never "(empty)".
+func (s *Service) ListFiles(ctx context.Context, acc persist.Access, c *Container, folder string) (*Listing, error) {
+	p := NormalizeFolderPath(folder)
+	docs, err := s.docs(ctx, acc, c, persist.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Folder: p}
+	seen := map[string]bool{}
+	any := false
+	for _, d := range docs {
+		if !strings.HasPrefix(d.Path, p) {
+			continue
+		}
+		any = true
+		rest := d.Path[len(p):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if dir := rest[:i]; !seen[strings.ToLower(dir)] {
+				seen[strings.ToLower(dir)] = true
+				l.Dirs = append(l.Dirs, dir)
+			}
+			continue
+		}
+		l.Files = append(l.Files, d)
+	}
+	if !any && p != "/" {
+		return nil, cerrors.New(cerrors.ErrNotFound, "Folder '%s' not found in this container.", p)
+	}
+	sort.Slice(l.Dirs, func(i, j int) bool {
+		a, b := strings.ToLower(l.Dirs[i]), strings.ToLower(l.Dirs[j])
+		if a != b {
+			return a < b
+		}
+		return l.Dirs[i] < l.Dirs[j]
+	})
+	sort.SliceStable(l.Files, func(i, j int) bool {
+		if !l.Files[i].CreatedAt.Equal(l.Files[j].CreatedAt) {
+			return l.Files[i].CreatedAt.After(l.Files[j].CreatedAt)
+		}
+		return l.Files[i].ID > l.Files[j].ID
+	})
+	return l, nil
+}
+
+// find returns the document of c that fileID names (an id, or a path
+// when byPath) if acc may read it.
+func (s *Service) find(ctx context.Context, acc persist.Access, c *Container, fileID string, byPath bool) (*Doc, bool, error) {
+	id, ok := ParseID(fileID)
+	if !ok {
+		if !byPath {
+			return nil, false, nil
+		}
+		if id, ok = s.idx.byPath(c.ID, NormalizePath(fileID)); !ok {
+			return nil, false, nil
+		}
+	}
+	docs, err := s.docs(ctx, acc, c, persist.Filter{IDs: []string{id}})
+	if err != nil || len(docs) == 0 {
+		return nil, false, err
+	}
+	return &docs[0], true, nil
+}
+
+// Get returns the document fileID (an id or a virtual path) with its
+// text, or the status error of requirements A8.
+func (s *Service) Get(ctx context.Context, acc persist.Access, c *Container, fileID string) (*Doc, error) {
+	d, ok, err := s.find(ctx, acc, c, fileID, true)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, cerrors.New(cerrors.ErrNotFound, "Document '%s' not found in this container.", fileID)
+	}
+	switch d.Status {
+	case Pending, Processing:
+		return nil, cerrors.New(cerrors.ErrUnavailable, "Document '%s' is still being ingested (status: %s). Try again later.", d.Name, d.Status)
+	case Failed:
+		msg := d.Error
+		if msg == "" {
+			msg = "unknown error"
+		}
+		return nil, cerrors.New(cerrors.ErrMalformed, "Document '%s' failed ingestion: %s", d.Name, msg)
+	}
+	return d, nil
+}
+
+// DeleteFile removes document fileID (an id only) of c: its entry, its
+// chunks, and any ingestion still queued or running for it.
+func (s *Service) DeleteFile(ctx context.Context, acc persist.Access, c *Container, fileID string) (*Doc, error) {
+	d, ok, err := s.find(ctx, acc, c, fileID, false)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		st, found, err := s.st.State(ctx, acc, d.ID)
+		if err != nil {
+			return nil, fmt.Errorf("document access: %w", err)
+		}
+		if found && !st.Writable {
+			return nil, cerrors.New(cerrors.ErrNotAuthorized, "File '%s' is read-only for you.", fileID)
+		}
+		ok = found
+	}
+	if !ok {
+		return nil, cerrors.New(cerrors.ErrNotFound, "File '%s' not found in this container.", fileID)
+	}
+	err = s.st.Write(ctx, func(tx persist.Tx) error {
+		if _, err := tx.Delete(ctx, []string{d.ID}); err != nil {
+			return fmt.Errorf("delete document: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.idx.forget(d.ID)
+	s.jobs.cancel(d.ID, math.MaxInt)
+	return d, nil
+}
+
+// FormatBytes is .NET's FormatBytes: "512 B", "1.0 KB", "2.4 MB", "1.1 GB".
+func FormatBytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+}

@@ -1,0 +1,432 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/index/extract"
+	"github.com/contextd/contextd/persist"
+)
+
+// job is one queued ingestion: the document and the generation it was
+// queued for.
+type job struct {
+	doc string
+	gen int
+}
+
+// queue is the unbounded FIFO of ingestion jobs. Unbounded because every
+// job is already durable (its document is Pending in the store): the
+// queue only orders work, so an upload never waits for room.
+type queue struct {
+	mu     sync.Mutex
+	jobs   []job
+	busy   int // jobs popped and not yet done
+	paused bool
+	wake   chan struct{}
+	closed bool
+}
+
+func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
+
+func (q *queue) push(j job) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	close(q.wake)
+}
+
+// pop waits for the next job; ok is false once ctx ends or the queue is
+// closed.
+func (q *queue) pop(ctx context.Context) (job, bool) {
+	for {
+		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return job{}, false
+		}
+		if len(q.jobs) > 0 && !q.paused {
+			j := q.jobs[0]
+			q.jobs = q.jobs[1:]
+			q.busy++
+			more := len(q.jobs) > 0
+			q.mu.Unlock()
+			if more { // pass the wake-up on to another worker
+				select {
+				case q.wake <- struct{}{}:
+				default:
+				}
+			}
+			return j, true
+		}
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return job{}, false
+		case _, ok := <-q.wake:
+			if !ok {
+				return job{}, false
+			}
+		}
+	}
+}
+
+// setPaused holds or releases the queue: a held queue keeps accepting
+// jobs and hands none out.
+func (q *queue) setPaused(p bool) {
+	q.mu.Lock()
+	q.paused = p
+	q.mu.Unlock()
+	if !p {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Pause holds ingestion after the jobs already running: uploads still
+// succeed and stay Pending until Resume (maintenance, and tests that
+// read a document's Pending state).
+func (s *Service) Pause() { s.q.setPaused(true) }
+
+// Resume releases a paused ingestion queue.
+func (s *Service) Resume() { s.q.setPaused(false) }
+
+// done ends a popped job.
+func (q *queue) done() {
+	q.mu.Lock()
+	q.busy--
+	q.mu.Unlock()
+}
+
+// idle reports no job queued or running.
+func (q *queue) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return (len(q.jobs) == 0 || q.paused) && q.busy == 0
+}
+
+// WaitIdle waits until no ingestion is running or queued (a paused queue
+// counts as idle), polling every
+// 5 ms (tests and benchmarks measure upload-to-searchable with it).
+func (s *Service) WaitIdle(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for !s.q.idle() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+func (s *Service) work(ctx context.Context) {
+	for {
+		j, ok := s.q.pop(ctx)
+		if !ok {
+			return
+		}
+		err := s.ingest(ctx, j)
+		s.q.done()
+		if err != nil && ctx.Err() == nil {
+			s.log.Error("knowledge ingestion failed", "document", j.doc, "error", err)
+		}
+	}
+}
+
+// errNoContent is the failure of a document with no text to index.
+const errNoContent = "No extractable content"
+
+// ingest runs one job: Processing, parse, chunk, embed, then Ready (or
+// Failed with the reason) unless a newer upload made the job stale or the
+// document was deleted meanwhile.
+func (s *Service) ingest(ctx context.Context, j job) error {
+	docs, err := s.st.IndexDocs(ctx, []string{j.doc})
+	if err != nil {
+		return fmt.Errorf("load document: %w", err)
+	}
+	if len(docs) == 0 {
+		return nil // deleted
+	}
+	e := &docs[0].Entry
+	rec, ok := decodeRecord(e.Metadata)
+	if !ok || rec.Generation != j.gen {
+		return nil // stale: a newer upload has its own job
+	}
+	current := func(r *record) bool { return r.Kind == "document" && r.Generation == j.gen }
+	err = s.st.Write(ctx, func(tx persist.Tx) error {
+		_, err := rewrite(ctx, tx, j.doc, s.opt.Now().UTC(), nil, func(r *record) (bool, error) {
+			if !current(r) {
+				return false, nil
+			}
+			r.Status = Processing
+			return true, nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// The parse, chunk and embed steps run under the job's own context:
+	// a re-upload or a delete of the document cancels them at once
+	// instead of letting a stale job finish work nobody will read.
+	jctx, cancel := context.WithCancel(ctx)
+	s.jobs.start(j.doc, j.gen, cancel)
+	text, chunks, vecs, failure := s.prepare(jctx, rec, e.Text)
+	cancelled := jctx.Err() != nil
+	s.jobs.end(j.doc, j.gen, cancel)
+	if ctx.Err() != nil {
+		return ctx.Err() // shutting down: the document stays Processing and resumes
+	}
+	if cancelled {
+		return nil // cancelled: a newer upload has its own job, or the document is gone
+	}
+	var newText *string
+	if !textNative[Ext(rec.Name)] && failure == "" {
+		newText = &text
+	}
+	now := s.opt.Now().UTC()
+	applied := false
+	err = s.st.Write(ctx, func(tx persist.Tx) error {
+		ok, err := rewrite(ctx, tx, j.doc, now, newText, func(r *record) (bool, error) {
+			if !current(r) {
+				return false, nil
+			}
+			r.Blob = ""
+			if failure != "" {
+				r.Status, r.Error, r.Chunks = Failed, failure, 0
+				return true, nil
+			}
+			r.Status, r.Error, r.Chunks = Ready, "", len(chunks)
+			r.Spans = spansOf(text, chunks)
+			r.IndexedAt = now.Format("2006-01-02T15:04:05.000Z")
+			if s.emb != nil {
+				r.Model, r.Dims = s.emb.Model(), s.emb.Dim()
+			}
+			return true, nil
+		})
+		applied = ok
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if applied {
+		m, dims := s.model()
+		s.idx.put(j.doc, j.gen, statusOf(failure), chunks, vecs, now, m, dims)
+	}
+	return nil
+}
+
+func statusOf(failure string) string {
+	if failure != "" {
+		return Failed
+	}
+	return Ready
+}
+
+func (s *Service) model() (string, int) {
+	if s.emb == nil {
+		return "", 0
+	}
+	return s.emb.Model(), s.emb.Dim()
+}
+
+// prepare turns a document into its text, chunks and vectors; failure is
+// the reason it cannot be indexed, as get_document will show it.
+func (s *Service) prepare(ctx context.Context, rec record, stored string) (text string, chunks []Chunk, vecs [][]float32, failure string) {
+	ext := Ext(rec.Name)
+	if textNative[ext] {
+		text = stored
+	} else {
+		data, err := base64.StdEncoding.DecodeString(rec.Blob)
+		if err != nil {
+			return "", nil, nil, "The stored file could not be read."
+		}
+		format, _ := extract.ForName(rec.Name)
+		doc, err := extract.As(ctx, format, rec.Name, data, s.opt.Extract)
+		if err != nil {
+			return "", nil, nil, parseFailure(ext, err)
+		}
+		text = doc.Text
+	}
+	if strings.TrimSpace(text) == "" {
+		return text, nil, nil, errNoContent
+	}
+	chunks, err := s.split(ctx, rec, text)
+	if err != nil {
+		return text, nil, nil, "Chunking failed: " + publicReason(err)
+	}
+	if len(chunks) == 0 {
+		return text, nil, nil, errNoContent
+	}
+	vecs, err = s.embed(ctx, chunks)
+	if err != nil {
+		return text, nil, nil, "Embedding failed: " + publicReason(err)
+	}
+	return text, chunks, vecs, ""
+}
+
+// parseFailure words a parser's refusal as upstream does ("Error parsing
+// PDF: ..."), keeping only the package's own reason: never a library's
+// or driver's text, never a stack.
+func parseFailure(ext string, err error) string {
+	what := "Office document"
+	if ext == ".pdf" {
+		what = "PDF"
+	}
+	return "Error parsing " + what + ": " + publicReason(err)
+}
+
+// publicReason is the part of err a caller may read: the message of a
+// contextd error, else a generic phrase (the detail goes to the log).
+func publicReason(err error) string {
+	var ce *cerrors.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Msg
+	case errors.Is(err, cerrors.ErrMalformed):
+		return "the file is malformed"
+	case errors.Is(err, cerrors.ErrTooLarge):
+		return "the file is too large"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it took too long"
+	}
+	return "the file could not be read"
+}
+
+// embed returns one vector per chunk (nil without an embedder), in
+// batches of 64.
+func (s *Service) embed(ctx context.Context, chunks []Chunk) ([][]float32, error) {
+	if s.emb == nil {
+		return nil, nil
+	}
+	// The chunker's own vectors are used only when every chunk has one
+	// (requirements B3 step 9), so all of a document's vectors come from
+	// one kind of text.
+	out := make([][]float32, 0, len(chunks))
+	for _, c := range chunks {
+		if c.vec == nil {
+			out = out[:0]
+			break
+		}
+		out = append(out, c.vec)
+	}
+	if len(out) == len(chunks) {
+		return out, nil
+	}
+	for i := 0; i < len(chunks); i += 64 {
+		texts := make([]string, 0, 64)
+		for _, c := range chunks[i:min(i+64, len(chunks))] {
+			texts = append(texts, c.Text)
+		}
+		v, err := s.emb.Embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != len(texts) {
+			return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(v), len(texts))
+		}
+		out = append(out, v...)
+	}
+	return out, nil
+}
+
+// recover registers every knowledge document of the store and queues
+// again every Pending or Processing one (left by an earlier process,
+// perhaps killed); it returns the Ready ones, whose chunks rebuild
+// puts back into the index.
+func (s *Service) recover(ctx context.Context) ([]persist.IndexDoc, error) {
+	var ready []persist.IndexDoc
+	after := ""
+	for {
+		page, err := s.st.ScanIndexDocs(ctx, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("scan knowledge documents: %w", err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		after = page[len(page)-1].ID
+		for _, d := range page {
+			if !strings.HasPrefix(d.ThreadID, docThreadPrefix) {
+				continue
+			}
+			r, ok := decodeRecord(d.Metadata)
+			if !ok || r.Kind != "document" {
+				continue
+			}
+			s.idx.register(d.ID, r.Container, r.Path, r.Generation, r.Size)
+			switch r.Status {
+			case Ready:
+				ready = append(ready, d)
+			case Failed:
+				s.idx.put(d.ID, r.Generation, Failed, nil, nil, d.UpdatedAt, "", 0)
+			default:
+				s.q.push(job{doc: d.ID, gen: r.Generation})
+			}
+		}
+	}
+	return ready, nil
+}
+
+// running maps a document to its job in flight: the generation it
+// ingests and its cancel function.
+type running struct {
+	mu sync.Mutex
+	m  map[string]runningJob
+}
+
+type runningJob struct {
+	gen    int
+	cancel context.CancelFunc
+}
+
+func (r *running) start(doc string, gen int, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]runningJob{}
+	}
+	r.m[doc] = runningJob{gen, cancel}
+}
+
+// end forgets the job and releases its context.
+func (r *running) end(doc string, gen int, cancel context.CancelFunc) {
+	r.mu.Lock()
+	if j, ok := r.m[doc]; ok && j.gen == gen {
+		delete(r.m, doc)
+	}
+	r.mu.Unlock()
+	cancel()
+}
+
+// cancel stops the job running for doc if it ingests a generation older
+// than gen (math.MaxInt: any).
+func (r *running) cancel(doc string, gen int) {
+	r.mu.Lock()
+	j, ok := r.m[doc]
+	r.mu.Unlock()
+	if ok && j.gen < gen {
+		j.cancel()
+	}
+}

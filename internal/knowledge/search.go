@@ -1,0 +1,261 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/contextd/contextd/persist"
+)
+
+// Search modes.
+const (
+	Semantic = "Semantic"
+	Keyword  = "Keyword"
+	Hybrid   = "Hybrid"
+)
+
+// Limits of search_knowledge (requirements C3).
+const (
+	MaxQueryLength = 10000
+	MinTopK        = 1
+	MaxTopK        = 100
+	DefaultTopK    = 10
+)
+
+// ParseMode reads a mode case-insensitively ("0", "1", "2" too); anything
+// else is Hybrid.
+func ParseMode(m string) string {
+	switch strings.ToLower(strings.TrimSpace(m)) {
+	case "semantic", "0":
+		return Semantic
+	case "keyword", "1":
+		return Keyword
+	}
+	return Hybrid
+}
+
+// Query is one search_knowledge call.
+type Query struct {
+	Text     string
+	Mode     string // Semantic, Keyword or Hybrid
+	TopK     int
+	Path     string   // folder subtree; "" for all
+	MinScore *float64 // nil: the server's setting
+}
+
+// Hit is one result.
+type Hit struct {
+	Score      float64
+	DocumentID string
+	Name       string
+	Path       string
+	Chunk      int
+	Text       string
+}
+
+// Result is a search's hits, best first, with the number of matching
+// chunks before the topK cut.
+type Result struct {
+	Hits    []Hit
+	Total   int
+	Elapsed time.Duration
+}
+
+// ValidateQuery checks the limits of requirements C3, in their order;
+// each failure is an ErrInvalid whose message is the exact text.
+func (s *Service) ValidateQuery(q Query) error {
+	switch {
+	case len(utf16.Encode([]rune(q.Text))) > MaxQueryLength:
+		return invalid("Query must not exceed %d characters.", MaxQueryLength)
+	case q.TopK < MinTopK || q.TopK > MaxTopK:
+		return invalid("topK must be between %d and %d.", MinTopK, MaxTopK)
+	case q.MinScore != nil && !(*q.MinScore >= 0 && *q.MinScore <= 1):
+		return invalid("minScore must be between 0.0 and 1.0.")
+	}
+	return nil
+}
+
+// candidate is one chunk a search may return.
+type candidate struct {
+	doc   string
+	path  string
+	index int
+	c     *indexedChunk
+}
+
+// Search runs q over the Ready chunks of c that acc may read.
+func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, q Query) (*Result, error) {
+	start := time.Now()
+	if err := s.ValidateQuery(q); err != nil {
+		return nil, err
+	}
+	q.Mode = ParseMode(q.Mode)
+	minScore := s.opt.MinScore
+	if q.MinScore != nil {
+		minScore = *q.MinScore
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return &Result{Elapsed: time.Since(start)}, nil
+	}
+	if err := s.indexed(ctx); err != nil {
+		return nil, err
+	}
+	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
+	if err != nil {
+		return nil, fmt.Errorf("readable documents: %w", err)
+	}
+	prefix := ""
+	if strings.TrimSpace(q.Path) != "" {
+		prefix = NormalizeFolderPath(q.Path)
+	}
+	var qv []float32
+	if q.Mode != Keyword && s.emb != nil {
+		v, err := s.emb.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if len(v) == 1 {
+			qv = v[0]
+		}
+	}
+	s.idx.mu.RLock()
+	var cands []candidate
+	totalLen := 0
+	for _, id := range readable {
+		d := s.idx.docs[id]
+		if d == nil || d.status != Ready || d.container != c.ID || !strings.HasPrefix(d.path, prefix) {
+			continue
+		}
+		totalLen += d.totalLen
+		for i := range d.chunks {
+			cands = append(cands, candidate{doc: id, path: d.path, index: i, c: &d.chunks[i]})
+		}
+	}
+	var sem, kw []scored
+	if q.Mode != Keyword && qv != nil {
+		sem = semanticLeg(cands, qv, q.TopK)
+	}
+	if q.Mode != Semantic {
+		kw = keywordLeg(cands, queryTerms(q.Text), totalLen)
+	}
+	s.idx.mu.RUnlock()
+	var fused []scored
+	switch q.Mode {
+	case Semantic:
+		fused = sem
+	case Keyword:
+		fused = kw
+	default:
+		fused = fuse(sem, kw, s.alpha)
+	}
+	kept := fused[:0]
+	for _, h := range fused {
+		if h.score >= minScore {
+			kept = append(kept, h)
+		}
+	}
+	res := &Result{Total: len(kept)}
+	kept = top(cands, kept, q.TopK)
+	names, err := s.names(ctx, acc, cands, kept)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range kept {
+		c := &cands[h.i]
+		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: c.doc, Name: names[c.doc], Path: c.path,
+			Chunk: c.index, Text: c.c.Text})
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// names reads the file names of the hits' documents.
+func (s *Service) names(ctx context.Context, acc persist.Access, cands []candidate, hits []scored) (map[string]string, error) {
+	out := map[string]string{}
+	var ids []string
+	for _, h := range hits {
+		if d := cands[h.i].doc; out[d] == "" {
+			out[d] = "?"
+			ids = append(ids, d)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	res, err := s.st.Search(ctx, acc, persist.SearchQuery{Filter: persist.Filter{IDs: ids}, Limit: len(ids)})
+	if err != nil {
+		return nil, fmt.Errorf("document names: %w", err)
+	}
+	for k := range out {
+		out[k] = ""
+	}
+	for i := range res.Entries {
+		if r, ok := decodeRecord(res.Entries[i].Metadata); ok {
+			out[res.Entries[i].ID] = r.Name
+		}
+	}
+	return out, nil
+}
+
+// Stats are container_stats' figures over the documents acc may read.
+type Stats struct {
+	Documents, Ready, Processing, Failed int
+	Chunks                               int
+	Bytes                                int64
+	Model                                string
+	Dims, Vectors                        int
+	LastIndexed                          time.Time // zero: never
+}
+
+// Stats computes c's statistics as acc sees them.
+func (s *Service) Stats(ctx context.Context, acc persist.Access, c *Container) (*Stats, error) {
+	if err := s.indexed(ctx); err != nil {
+		return nil, err
+	}
+	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
+	if err != nil {
+		return nil, fmt.Errorf("readable documents: %w", err)
+	}
+	st := &Stats{}
+	type md struct {
+		m string
+		d int
+	}
+	models := map[md]int{}
+	s.idx.mu.RLock()
+	for _, id := range readable {
+		d := s.idx.docs[id]
+		if d == nil {
+			continue
+		}
+		st.Documents++
+		st.Bytes += d.size
+		switch d.status {
+		case Ready:
+			st.Ready++
+			st.Chunks += len(d.chunks)
+			if d.indexedAt.After(st.LastIndexed) {
+				st.LastIndexed = d.indexedAt
+			}
+			if d.model != "" {
+				models[md{d.model, d.dims}] += len(d.chunks)
+			}
+		case Failed:
+			st.Failed++
+		default:
+			st.Processing++
+		}
+	}
+	s.idx.mu.RUnlock()
+	best := md{}
+	for k, n := range models {
+		if n > st.Vectors || n == st.Vectors && (k.m < best.m || best.m == "") {
+			best, st.Vectors = k, n
+		}
+	}
+	st.Model, st.Dims = best.m, best.d
+	return st, nil
+}
