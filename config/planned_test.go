@@ -30,8 +30,8 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		{"Compression.Provider", p.Compression.Provider, "turboquant"},
 		{"Compression.Bits", p.Compression.Bits, 4},
 		{"Compression.Variant", p.Compression.Variant, "mse"},
-		{"Compression.KeepFloat", p.Compression.KeepFloat, false},
-		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, MaxConcurrent: min(runtime.NumCPU(), 4)}},
+		{"Compression.KeepFloat", p.Compression.KeepFloat, true},
+		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, KeepFloat: true, MaxConcurrent: min(runtime.NumCPU(), 4)}},
 		{"Compression.Seed", p.Compression.Seed, uint32(0)},
 		{"Compression.MaxConcurrent", p.Compression.MaxConcurrent, min(runtime.NumCPU(), 4)},
 		{"Compression.Dim", p.Compression.Dim, 100},
@@ -84,7 +84,7 @@ func TestConfigPlannedValues(t *testing.T) {
 	if !k.Enabled || !k.Explicit || k.Bits != 2 || k.Variant != "mse" || k.Seed != 4294967295 {
 		t.Fatalf("compression: %+v", k)
 	}
-	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, MaxConcurrent: k.MaxConcurrent}) {
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, KeepFloat: true, MaxConcurrent: k.MaxConcurrent}) {
 		t.Fatalf("engine compression: %+v", s)
 	}
 	// SEARCH_BACKEND=native keeps the float32 vectors its table searches,

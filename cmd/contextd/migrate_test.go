@@ -102,7 +102,8 @@ func TestMigrateCompressKill_C14(t *testing.T) {
 	db := filepath.Join(dir, "ctx.db")
 	n := 3000
 	floatDB(t, db, n)
-	env := []string{"DB_PATH=" + db, "HOME=" + dir, "ENABLE_SUMMARY_GENERATION=false", "ENABLE_RERANKING=false", "ENABLE_FTS=false"}
+	env := []string{"DB_PATH=" + db, "HOME=" + dir, "ENABLE_SUMMARY_GENERATION=false", "ENABLE_RERANKING=false", "ENABLE_FTS=false",
+		"COMPRESSION_KEEP_FLOAT=false"} // codes only: each chunk in exactly one form
 
 	code, stderr := contextdRun(t, env)
 	if code != exitConfig || !strings.Contains(stderr, "`"+compress.CompressCommand+"`") {
