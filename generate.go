@@ -22,7 +22,7 @@ const ReembedCommand = generate.ReembedCommand
 func newGenerator(cfg Config) *generate.Generator {
 	s, t, m := cfg.Summary, cfg.IndexTree, cfg.Embedding
 	if m.Backend == BackendNative || m.Backend == "" && cfg.FTS.Backend == BackendNative {
-		m.Compression.KeepFloat = true // sqlite-vec searches the float32 vectors
+		m.Compression.CodesOnly = false // sqlite-vec searches the float32 vectors
 	}
 	return generate.New(generate.Options{
 		Summary: generate.SummaryOptions{Summarizer: s.Summarizer, MinContentLength: s.MinContentLength, Prompt: s.Prompt, MaxConcurrent: s.MaxConcurrent},

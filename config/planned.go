@@ -228,7 +228,7 @@ func readCompression(r *envReader, k *Compression, s *quant.Settings, native boo
 	}
 	k.MaxConcurrent = r.intRange("COMPRESSION_MAX_CONCURRENT", min(runtime.NumCPU(), 4), 1, 32)
 	variant, _ := quant.ParseVariant(k.Variant) // one of the two, checked above
-	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, KeepFloat: k.KeepFloat, MaxConcurrent: k.MaxConcurrent}
+	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, CodesOnly: !k.KeepFloat, MaxConcurrent: k.MaxConcurrent}
 }
 
 // readPostgreSQL reads POSTGRESQL_* and ENABLE_POSTGRESQL_RLS.

@@ -31,7 +31,7 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		{"Compression.Bits", p.Compression.Bits, 4},
 		{"Compression.Variant", p.Compression.Variant, "mse"},
 		{"Compression.KeepFloat", p.Compression.KeepFloat, true},
-		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, KeepFloat: true, MaxConcurrent: min(runtime.NumCPU(), 4)}},
+		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, MaxConcurrent: min(runtime.NumCPU(), 4)}},
 		{"Compression.Seed", p.Compression.Seed, uint32(0)},
 		{"Compression.MaxConcurrent", p.Compression.MaxConcurrent, min(runtime.NumCPU(), 4)},
 		{"Compression.Dim", p.Compression.Dim, 100},
@@ -84,13 +84,13 @@ func TestConfigPlannedValues(t *testing.T) {
 	if !k.Enabled || !k.Explicit || k.Bits != 2 || k.Variant != "mse" || k.Seed != 4294967295 {
 		t.Fatalf("compression: %+v", k)
 	}
-	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, KeepFloat: true, MaxConcurrent: k.MaxConcurrent}) {
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, MaxConcurrent: k.MaxConcurrent}) {
 		t.Fatalf("engine compression: %+v", s)
 	}
 	// SEARCH_BACKEND=native keeps the float32 vectors its table searches,
 	// and refuses to drop them.
 	c, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "SEARCH_BACKEND": "native"}))
-	if err != nil || !c.Planned.Compression.KeepFloat || !c.Engine.Embedding.Compression.KeepFloat {
+	if err != nil || !c.Planned.Compression.KeepFloat || c.Engine.Embedding.Compression.CodesOnly {
 		t.Fatalf("native: keep float %v, %v", c.Planned.Compression.KeepFloat, err)
 	}
 	_, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "SEARCH_BACKEND": "native", "COMPRESSION_KEEP_FLOAT": "false"}))
@@ -104,7 +104,7 @@ func TestConfigPlannedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 4, Variant: quant.IP, MaxConcurrent: k.MaxConcurrent}) {
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 4, Variant: quant.IP, CodesOnly: true, MaxConcurrent: k.MaxConcurrent}) {
 		t.Fatalf("engine compression: %+v", s)
 	}
 	if p.OllamaAutoPull || p.OllamaPullTimeout != 30*time.Second || p.MetadataIndexSyncMode != "strict" || p.Retry.MaxRetries != 0 {

@@ -53,7 +53,7 @@ func New(s quant.Settings, dim int) (*Codec, error) {
 	if n <= 0 {
 		n = 4
 	}
-	return &Codec{q: q, keepFloat: s.KeepFloat, settings: s, sem: make(chan struct{}, n)}, nil
+	return &Codec{q: q, keepFloat: !s.CodesOnly, settings: s, sem: make(chan struct{}, n)}, nil
 }
 
 // Quantizer is the codec's quantizer.

@@ -51,7 +51,7 @@ func TestCompress_C14(t *testing.T) {
 	dim := 100
 	v := randVec(rng, dim)
 	for _, keep := range []bool{false, true} {
-		c := codec(t, quant.Settings{KeepFloat: keep}, dim)
+		c := codec(t, quant.Settings{CodesOnly: !keep}, dim)
 		e := persist.Embeddings{Dim: dim, Chunks: []persist.ChunkVector{{Vector: v}}}
 		if err := c.Compress(&e); err != nil {
 			t.Fatal(err)

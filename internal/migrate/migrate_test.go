@@ -147,15 +147,15 @@ func TestMigrateCompressDecompress_C14(t *testing.T) {
 	}
 	before := top10(t, eng, qs)
 	eng.Close()
-	if _, err := open(t, db, quant.Settings{}); !errors.Is(err, contextd.ErrCompressionChanged) {
+	if _, err := open(t, db, quant.Settings{CodesOnly: true}); !errors.Is(err, contextd.ErrCompressionChanged) {
 		t.Fatalf("compression over float32 vectors: %v", err)
 	}
 
-	res, f := convert(t, db, codec(t, quant.Settings{KeepFloat: true}))
+	res, f := convert(t, db, codec(t, quant.Settings{}))
 	if f.Chunks < n || f.Float != f.Chunks || f.Code != f.Chunks || res.Rewritten != f.Chunks {
 		t.Fatalf("keep-float compress: %+v, forms %+v", res, f)
 	}
-	eng, err = open(t, db, quant.Settings{KeepFloat: true})
+	eng, err = open(t, db, quant.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,11 +164,11 @@ func TestMigrateCompressDecompress_C14(t *testing.T) {
 	}
 	eng.Close()
 
-	res, f = convert(t, db, codec(t, quant.Settings{}))
+	res, f = convert(t, db, codec(t, quant.Settings{CodesOnly: true}))
 	if f.Float != 0 || f.Code != f.Chunks || res.Rewritten != f.Chunks {
 		t.Fatalf("codes-only compress: %+v, forms %+v", res, f)
 	}
-	eng, err = open(t, db, quant.Settings{})
+	eng, err = open(t, db, quant.Settings{CodesOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,10 +179,10 @@ func TestMigrateCompressDecompress_C14(t *testing.T) {
 	}
 	eng.Close()
 	// Re-encoding with other settings goes through the codes.
-	if res, _ = convert(t, db, codec(t, quant.Settings{Bits: 3})); res.Rewritten != f.Chunks {
+	if res, _ = convert(t, db, codec(t, quant.Settings{Bits: 3, CodesOnly: true})); res.Rewritten != f.Chunks {
 		t.Fatalf("re-encode to 3 bits: %+v", res)
 	}
-	if res, _ = convert(t, db, codec(t, quant.Settings{Bits: 3})); res.Rewritten != 0 {
+	if res, _ = convert(t, db, codec(t, quant.Settings{Bits: 3, CodesOnly: true})); res.Rewritten != 0 {
 		t.Fatalf("a second run rewrote %d chunks", res.Rewritten)
 	}
 
@@ -190,7 +190,7 @@ func TestMigrateCompressDecompress_C14(t *testing.T) {
 	if f.Code != 0 || f.Float != f.Chunks || res.Rewritten != f.Chunks {
 		t.Fatalf("decompress: %+v, forms %+v", res, f)
 	}
-	if _, err := open(t, db, quant.Settings{}); !errors.Is(err, contextd.ErrCompressionChanged) {
+	if _, err := open(t, db, quant.Settings{CodesOnly: true}); !errors.Is(err, contextd.ErrCompressionChanged) {
 		t.Fatalf("compression over decompressed vectors: %v", err)
 	}
 	eng, err = open(t, db, quant.Settings{Disabled: true})
@@ -210,7 +210,7 @@ func TestMigrateResumes_C14(t *testing.T) {
 	st := store(t, db)
 	ctx, cancel := context.WithCancel(context.Background())
 	first := 0
-	_, err := migrate.Compress(ctx, st, codec(t, quant.Settings{}), migrate.OptionsAfterBatch(100, func(done int) {
+	_, err := migrate.Compress(ctx, st, codec(t, quant.Settings{CodesOnly: true}), migrate.OptionsAfterBatch(100, func(done int) {
 		first = done
 		cancel()
 	}))
@@ -218,14 +218,14 @@ func TestMigrateResumes_C14(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || first == 0 {
 		t.Fatalf("stopped compress: %v after %d", err, first)
 	}
-	if _, err := open(t, db, quant.Settings{}); !errors.Is(err, contextd.ErrCompressionChanged) {
+	if _, err := open(t, db, quant.Settings{CodesOnly: true}); !errors.Is(err, contextd.ErrCompressionChanged) {
 		t.Fatalf("half-compressed database: %v", err)
 	}
-	res, f := convert(t, db, codec(t, quant.Settings{}))
+	res, f := convert(t, db, codec(t, quant.Settings{CodesOnly: true}))
 	if res.Rewritten != f.Chunks-first || f.Float != 0 || f.Code != f.Chunks {
 		t.Fatalf("resumed: %+v (first run %d), forms %+v", res, first, f)
 	}
-	eng, err := open(t, db, quant.Settings{})
+	eng, err := open(t, db, quant.Settings{CodesOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

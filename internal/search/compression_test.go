@@ -32,12 +32,12 @@ func TestVectorsCompressionSettings_C14(t *testing.T) {
 		codes   bool
 		rebuilt bool
 	}{
-		{quant.Settings{}, true, false}, // first open: no snapshot yet
-		{quant.Settings{}, true, false}, // same settings: the snapshot is used
-		{quant.Settings{KeepFloat: true}, false, true},
+		{quant.Settings{CodesOnly: true}, true, false}, // first open: no snapshot yet
+		{quant.Settings{CodesOnly: true}, true, false}, // same settings: the snapshot is used
+		{quant.Settings{}, false, true},
 		{quant.Settings{Disabled: true}, false, false}, // float32 either way
-		{quant.Settings{Bits: 2}, true, true},
-		{quant.Settings{Bits: 2, Variant: quant.IP}, true, true},
+		{quant.Settings{Bits: 2, CodesOnly: true}, true, true},
+		{quant.Settings{Bits: 2, Variant: quant.IP, CodesOnly: true}, true, true},
 	} {
 		var progress bytes.Buffer
 		feed := follow.NewFeed(st)

@@ -132,7 +132,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 const codesEfConstruction = 64
 
 // graphOptions chooses the graph's storage. With the float32 vectors kept
-// (comp.KeepFloat) the graph runs on them. Measured 2026-12-03: building on
+// (comp.CodesOnly false) the graph runs on them. Measured 2026-12-03: building on
 // codes took 30 % more CPU per insert at 100-d and 80 % more at 384-d
 // (BenchmarkBuildStorage, 10k; comparisons between stored nodes decode
 // codes, and every insert builds its query tables), and on 100k built-in
@@ -147,7 +147,7 @@ func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	if err != nil {
 		return vo, fmt.Errorf("vector index: %w", err)
 	}
-	if !comp.KeepFloat {
+	if comp.CodesOnly {
 		vo.Quantizer = q
 		vo.EfConstruction = codesEfConstruction
 	}
