@@ -48,7 +48,13 @@ if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
   # The race detector over every package; the long tier's fixed-duration
   # and 100k tests ran above without it (under -race they take 5-10x as
   # long and exercise no concurrency the quick tier does not).
-  CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./... "$@"
+  # -race needs cgo and a C compiler (the rest of the suite runs with
+  # CGO_ENABLED=0: the binary is pure Go).
+  if command -v "${CC:-gcc}" >/dev/null 2>&1; then
+    CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./... "$@"
+  else
+    echo "no C compiler (${CC:-gcc}): the race detector needs cgo; install gcc or set CONTEXTD_RACE=0"; exit 1
+  fi
 fi
 
 echo "== fuzz (each target ${FUZZTIME:=10s} past its seed corpus)"
