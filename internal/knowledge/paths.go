@@ -45,13 +45,22 @@ func Ext(name string) string {
 // empty segments dropped, a leading "/" and no trailing one ("/" for the
 // root). "folder\file.txt" is "/folder/file.txt".
 func NormalizePath(p string) string {
-	p = strings.TrimSpace(strings.ReplaceAll(p, `\`, "/"))
-	if p == "" {
-		return "/"
-	}
+	p = strings.ReplaceAll(p, `\`, "/")
 	// path.Clean on a rooted path collapses "//", "." and "..", clamping
-	// ".." at the root.
-	return path.Clean("/" + p)
+	// ".." at the root. Cleaning can bare new outer blanks ("0 /" is
+	// "/0 "), so trim and clean until nothing changes: the result is a
+	// fixed point (FuzzNormalizePath), and each round only shortens it.
+	for {
+		t := strings.TrimSpace(p)
+		if t == "" {
+			return "/"
+		}
+		c := path.Clean("/" + t)
+		if c == p {
+			return c
+		}
+		p = c
+	}
 }
 
 // NormalizeFolderPath is NormalizePath with a trailing "/": "/a" is
