@@ -140,11 +140,16 @@ func headingLine(text string, j int) bool {
 	if strings.HasPrefix(line, "#") || strings.Trim(line, "=-") == "" {
 		return true
 	}
-	// Setext title: the next line is an underline.
-	next := lineEnd(text, j) + 1
-	if next < len(text) {
+	// Setext title, which may span lines ("0\n~\n=" is one heading,
+	// "0 ~"): a later line of the same paragraph is an underline.
+	for next := lineEnd(text, j) + 1; next < len(text); next = lineEnd(text, next) + 1 {
 		u := strings.TrimSpace(text[next:lineEnd(text, next)])
-		return u != "" && strings.Trim(u, "=") == "" || u != "" && strings.Trim(u, "-") == ""
+		if u == "" {
+			return false
+		}
+		if strings.Trim(u, "=") == "" || strings.Trim(u, "-") == "" {
+			return true
+		}
 	}
 	return false
 }
