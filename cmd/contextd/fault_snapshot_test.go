@@ -36,7 +36,8 @@ import (
 // (same ids, order and scores); and a copy of the crashed folders with the
 // half-written temporary file installed as the snapshot (what a
 // non-atomic writer would leave) starts with the snapshot detected as
-// unusable, rebuilt, and the same answers.
+// unusable, rebuilt, and the same answers; and the killed writer's
+// temporary file is removed by the next snapshot once stale.
 func TestFaultKillDuringSnapshot(t *testing.T) {
 	for _, c := range []snapCase{
 		// Stopped at the first write into the temporary file: part of the
@@ -156,9 +157,18 @@ func killDuringSnapshot(t *testing.T, c snapCase) {
 		t.Fatal(err)
 	}
 
+	// The killed writer's temporary file, aged past follow's staleTemp
+	// (as if the crash were two minutes ago), goes with the next snapshot.
+	aged := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(tmp, aged, aged); err != nil {
+		t.Fatal(err)
+	}
 	p = start(t, env...)
 	got := snapshotAnswers(t, p, want)
 	p.stop(t)
+	if _, err := os.Stat(tmp); err == nil {
+		t.Fatalf("the killed writer's %s is still there after the next snapshot", filepath.Base(tmp))
+	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh.db")
 	copyDB(t, db, fresh)
