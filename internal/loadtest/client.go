@@ -62,6 +62,9 @@ func Dial(ctx context.Context, url, token string) (*Client, error) {
 // Close ends the session.
 func (cl *Client) Close() error { return cl.c.Close() }
 
+// MCP is the underlying mcp-go client, for calls beyond tools.
+func (cl *Client) MCP() *client.Client { return cl.c }
+
 // Has reports whether the server offered tool.
 func (cl *Client) Has(tool string) bool { return cl.tools[tool] }
 
