@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // TestFaultKillDuringSnapshot injects SIGKILL while the server writes an
@@ -44,10 +46,16 @@ func TestFaultKillDuringSnapshot(t *testing.T) {
 		// graph is written.
 		{"vector graph", ".vectors", "hnsw.snap", syscall.IN_MODIFY, "snapshot unusable"},
 		// Stopped at its creation: the header is one write, so the torn
-		// file is the empty one.
+		// file is the empty one. In the long tier: a header of about 200
+		// bytes is the smaller risk, and each case takes 5-14 s.
 		{"full-text header", ".index", "fts.json", syscall.IN_CREATE, "snapshot header is corrupt"},
 	} {
-		t.Run(c.name, func(t *testing.T) { killDuringSnapshot(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			if c.file == "fts.json" {
+				testtier.Long(t)
+			}
+			killDuringSnapshot(t, c)
+		})
 	}
 }
 
