@@ -72,9 +72,12 @@ func TestRunCleanLoad(t *testing.T) {
 	}
 }
 
-func TestRunNeedsURL(t *testing.T) {
+func TestRunBadOptions(t *testing.T) {
 	if _, err := Run(context.Background(), Options{}); err != ErrNoURL {
 		t.Fatalf("err = %v, want ErrNoURL", err)
+	}
+	if _, err := Run(context.Background(), Options{URL: "http://127.0.0.1:1", Clients: 2}); err != ErrSharedPrincipal {
+		t.Fatalf("two clients without tokens: err = %v, want ErrSharedPrincipal", err)
 	}
 }
 

@@ -17,14 +17,20 @@ type Options struct {
 	Clients  int           // concurrent clients (default 8)
 	Duration time.Duration // how long the clients call (default 10 s)
 	// Token is client i's bearer token; each client must be its own
-	// principal for the isolation check. nil sends no token (then use one
-	// client: with none, every client is the default principal).
+	// principal for the isolation check. nil sends no token, which only
+	// one client may do (ErrSharedPrincipal).
 	Token func(i int) (string, error)
 	Seed  uint64 // of each client's choices (client i uses Seed+i)
 }
 
-// ErrNoURL: Options.URL is empty.
-var ErrNoURL = errors.New("load: the server URL is required")
+var (
+	// ErrNoURL: Options.URL is empty.
+	ErrNoURL = errors.New("load: the server URL is required")
+	// ErrSharedPrincipal: several clients without tokens would all be the
+	// default principal, and the isolation check would count each
+	// other's entries as leaks.
+	ErrSharedPrincipal = errors.New("load: more than one client needs Options.Token (one principal per client)")
+)
 
 // Run runs the load and verifies it. The error is for a load that could
 // not run (no URL, a token or connection failure); what the load found is
@@ -35,6 +41,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if opt.Clients <= 0 {
 		opt.Clients = 8
+	}
+	if opt.Token == nil && opt.Clients > 1 {
+		return nil, ErrSharedPrincipal
 	}
 	if opt.Duration <= 0 {
 		opt.Duration = 10 * time.Second
