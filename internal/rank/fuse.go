@@ -11,9 +11,10 @@ import (
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
-// Depth·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel;
-// reciprocal rank fusion keeps the best Depth (rrf DESC, id ASC), the
-// reranker reorders them, and the page is cut from that one ordering.
+// Depth·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel; the
+// fusion (HYBRID_FUSION: FuseConvex by default, or FuseWeighted's RRF)
+// keeps the best Depth (fused score DESC, id ASC), the reranker reorders
+// them, and the page is cut from that one ordering.
 
 // Hybrid is the fusion policy of hybrid search. Zero fields mean the
 // defaults ([Hybrid.WithDefaults]).
@@ -42,10 +43,9 @@ type Hybrid struct {
 // odd-numbered Cranfield queries (in-process, k = 60, built-in embedder
 // v2; odd / even halves): weight 1 (plain RRF) 0.334 / 0.319 (embedder
 // v1), 0.5 0.370 / 0.347, 0.3 0.377 / 0.354, 0.2 0.381 / 0.360, 0.1
-// 0.382 / 0.367; BM25 alone 0.372 / 0.374. A convex combination of
-// min-max normalised scores measured 0.386 / 0.374 (embedder v1) but
-// orders by something other than rrf, which pin; see the
-// README ("Semantic and hybrid search").
+// 0.382 / 0.367; BM25 alone 0.372 / 0.374. The same 0.1 is α of the
+// default convex fusion, chosen on the same half (FuseConvex has its
+// sweep); see the README ("Semantic and hybrid search").
 const DefaultSemanticWeight = 0.1
 
 // WithDefaults fills the zero (or negative) fields of h.

@@ -111,3 +111,29 @@ func TestHybridFuseMethod(t *testing.T) {
 		t.Fatalf("rrf %v, want %v", rrf, want)
 	}
 }
+
+// BenchmarkFuse compares the two fusions over legs of n candidates each,
+// half of them shared (the default leg depth is 200).
+func BenchmarkFuse(b *testing.B) {
+	for _, n := range []int{50, 200, 1000} {
+		r := rand.New(rand.NewPCG(1, 2))
+		text := make([]TextHit, n)
+		vec := make([]VectorHit, n)
+		for i := range n {
+			text[i] = TextHit{ID: fmt.Sprintf("e%06d", r.IntN(2*n)), Score: float64(n - i)}
+			vec[i] = VectorHit{ID: fmt.Sprintf("e%06d", r.IntN(2*n)), Distance: 0.5 + float64(i)/float64(n)}
+		}
+		b.Run(fmt.Sprintf("rrf/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				FuseWeighted(60, DefaultSemanticWeight, text, vec)
+			}
+		})
+		b.Run(fmt.Sprintf("convex/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				FuseConvex(DefaultSemanticWeight, text, vec)
+			}
+		})
+	}
+}
