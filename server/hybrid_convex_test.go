@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -53,5 +54,31 @@ func TestHybridConvexDefault(t *testing.T) {
 		}
 		hybridScores(t, env.hybrid(t, "alice", M{"query": "lantern", "limit": 10, "fusion_method": "rrf"}), 60, false)
 		env.call(t, "alice", "hybrid_search_context", M{"query": "lantern", "fusion_method": "weighted"}).err(t)
+	}, withConfig(func(c *contextd.Config) { c.Hybrid.Fusion = "" }))
+}
+
+// TestHybridConvexHiddenEntries: the normalisation reads only the caller's
+// candidates, so another principal's private entries, even better matches
+// by far and more than the leg depth, change nothing in alice's results:
+// not the order, not one fused score (in-process, where the full-text
+// statistics are those of the readable set too; FTS5's bm25 counts every
+// row, see Security notes).
+func TestHybridConvexHiddenEntries(t *testing.T) {
+	forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {
+		if env.kind.search != contextd.BackendInProcess {
+			t.Skip("native full-text statistics count every entry")
+		}
+		env.storeAll(t, "alice", hybridEntries())
+		args := M{"query": "lantern by the river", "limit": 10}
+		before := mustJSON(arr(t, env.hybrid(t, "alice", args), "results"))
+		var hidden []M
+		for i := range 250 {
+			hidden = append(hidden, M{"thread_id": "hy", "source": "user",
+				"text": fmt.Sprintf("Lantern %d: a lantern lantern lit by the river, lantern by the river.", i)})
+		}
+		env.storeAll(t, "bob", hidden)
+		if after := mustJSON(arr(t, env.hybrid(t, "alice", args), "results")); after != before {
+			t.Fatalf("alice's results changed with bob's private entries:\nbefore %s\nafter  %s", before, after)
+		}
 	}, withConfig(func(c *contextd.Config) { c.Hybrid.Fusion = "" }))
 }
