@@ -144,11 +144,11 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if err != nil {
 		return nil, err
 	}
-	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold, SemanticWeight: e.cfg.Hybrid.SemanticWeight}.WithDefaults()
+	hc := rank.Hybrid{RRFK: e.cfg.Hybrid.RRFK, Overfetch: e.cfg.Hybrid.Overfetch, ORThreshold: e.cfg.Hybrid.ORThreshold, SemanticWeight: e.cfg.Hybrid.SemanticWeight, Fusion: e.cfg.Hybrid.Fusion}.WithDefaults()
 	if err := request.CheckQuery(req.Query); err != nil {
 		return nil, err
 	}
-	method, k, err := request.Fusion(req.FusionMethod, req.RRFK, hc.RRFK)
+	method, k, err := request.Fusion(req.FusionMethod, req.RRFK, hc.Fusion, hc.RRFK)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	resp.SearchModesUsed = used
 	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
 
-	fused, fs := rank.FuseWeighted(k, hc.SemanticWeight, textHits(ftsHits), vectorHits(semHits))
+	fused, fs := hc.Fuse(method, k, textHits(ftsHits), vectorHits(semHits))
 	rb := time.Now()
 	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, fused, e.texts(acc))
 	if err != nil {

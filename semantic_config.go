@@ -59,9 +59,11 @@ type HybridConfig struct {
 	// ORThreshold is HYBRID_FTS_OR_THRESHOLD (default 4): a query with at
 	// least this many significant tokens runs its FTS leg as boolean OR.
 	ORThreshold int
-	// SemanticWeight is HYBRID_SEMANTIC_WEIGHT, the semantic leg's RRF
+	// SemanticWeight is HYBRID_SEMANTIC_WEIGHT, the semantic leg's fusion
 	// weight in (0, 1] (0: rank.DefaultSemanticWeight; 1: plain RRF).
 	SemanticWeight float64
+	// Fusion is HYBRID_FUSION: "convex" (default, rank.FuseConvex) or "rrf".
+	Fusion string
 }
 
 // RerankConfig configures reranking of the ranked searches (C.9). The zero

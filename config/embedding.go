@@ -126,6 +126,7 @@ func readEmbedding(r *envReader, c *Config) {
 	h.Overfetch = r.intRange("HYBRID_RRF_OVERFETCH", 2, 1, 10)
 	h.ORThreshold = r.intRange("HYBRID_FTS_OR_THRESHOLD", 4, 2, 20)
 	h.SemanticWeight = r.floatBetween("HYBRID_SEMANTIC_WEIGHT", rank.DefaultSemanticWeight, 0.05, 1)
+	h.Fusion = r.choice("HYBRID_FUSION", rank.FusionConvex, strings.ToLower, rank.FusionConvex, rank.FusionRRF)
 
 	readRerank(r, c)
 }

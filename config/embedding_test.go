@@ -44,6 +44,7 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"ENABLE_HYBRID_SEARCH", h.Enable, "auto"},
 		{"HYBRID_RRF_K", h.RRFK, 60},
 		{"HYBRID_SEMANTIC_WEIGHT", h.SemanticWeight, rank.DefaultSemanticWeight},
+		{"HYBRID_FUSION", h.Fusion, rank.FusionConvex},
 		{"HYBRID_RRF_OVERFETCH", h.Overfetch, 2},
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
@@ -137,12 +138,12 @@ func TestConfigEmbeddingValues(t *testing.T) {
 	c := embeddingConfig(t, map[string]string{
 		"CHUNK_SIZE": "800", "CHUNK_OVERLAP": "0", "CHUNK_AGGREGATION": "MAX",
 		"HYBRID_RRF_K": "10", "HYBRID_RRF_OVERFETCH": "5", "HYBRID_FTS_OR_THRESHOLD": "3",
-		"HYBRID_SEMANTIC_WEIGHT": "1",
-		"RERANKING_MAX_LENGTH":   "256", "RERANKING_CHARS_PER_TOKEN": "3.5",
+		"HYBRID_SEMANTIC_WEIGHT": "1", "HYBRID_FUSION": "RRF",
+		"RERANKING_MAX_LENGTH": "256", "RERANKING_CHARS_PER_TOKEN": "3.5",
 		"FTS_RERANK_WINDOW_SIZE": "300", "FTS_RERANK_GAP_MERGE": "0", "RERANKING_PROVIDER": "flashrank",
 	})
 	e, h, k := c.Engine.Embedding, c.Engine.Hybrid, c.Engine.Rerank
-	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 || h.SemanticWeight != 1 {
+	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 || h.SemanticWeight != 1 || h.Fusion != rank.FusionRRF {
 		t.Fatalf("embedding %+v hybrid %+v", e, h)
 	}
 	shared, _ := e.Embedder.(*builtin.Embedder)
@@ -225,6 +226,7 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 		{"rrf k high", map[string]string{"HYBRID_RRF_K": "1001"}, "HYBRID_RRF_K", "from 1 to 1000"},
 		{"semantic weight 0", map[string]string{"HYBRID_SEMANTIC_WEIGHT": "0"}, "HYBRID_SEMANTIC_WEIGHT", "from 0.05 to 1"},
 		{"semantic weight nan", map[string]string{"HYBRID_SEMANTIC_WEIGHT": "NaN"}, "HYBRID_SEMANTIC_WEIGHT", "from 0.05 to 1"},
+		{"fusion", map[string]string{"HYBRID_FUSION": "weighted"}, "HYBRID_FUSION", "must be one of convex, rrf"},
 		{"overfetch 0", map[string]string{"HYBRID_RRF_OVERFETCH": "0"}, "HYBRID_RRF_OVERFETCH", "from 1 to 10"},
 		{"overfetch 11", map[string]string{"HYBRID_RRF_OVERFETCH": "11"}, "HYBRID_RRF_OVERFETCH", "from 1 to 10"},
 		{"or threshold 1", map[string]string{"HYBRID_FTS_OR_THRESHOLD": "1"}, "HYBRID_FTS_OR_THRESHOLD", "from 2 to 20"},

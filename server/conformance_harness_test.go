@@ -228,7 +228,9 @@ func newEnv(t testing.TB, kind storeKind, opts ...envOption) *env {
 	}
 	st := kind.open(t)
 	clock := &fakeClock{now: epoch}
-	cfg := contextd.Config{Store: st, Now: clock.Now, FTS: contextd.FTSConfig{Backend: kind.search}}
+	// The suite pins the reference's fusion (R-360, HYBRID_FUSION=rrf);
+	// TestHybridConvexDefault covers the default.
+	cfg := contextd.Config{Store: st, Now: clock.Now, FTS: contextd.FTSConfig{Backend: kind.search}, Hybrid: contextd.HybridConfig{Fusion: "rrf"}}
 	var ids *idSource
 	if s.craftedIDs {
 		ids = &idSource{}

@@ -15,8 +15,8 @@ func hybridSearchContextTool() *toolDef {
 			desc: "Maximum number of results, 1 to 100 (default 5). A larger value is lowered to 100 and reported in clamped_limit."},
 		{name: "offset", typ: tInteger, min: i64(0), max: i64(1000000), def: 0,
 			desc: "Pagination offset into the one fused ranking of the best 100 entries (default 0). A page reaching past 100 is served short and a page starting at 100 or later is empty; both carry rank_depth_limit."},
-		{name: "fusion_method", typ: tString, enum: []string{"rrf"}, def: "rrf",
-			desc: "Fusion algorithm: rrf (Reciprocal Rank Fusion), the only one."},
+		{name: "fusion_method", typ: tString, enum: []string{"convex", "rrf"},
+			desc: "Fusion algorithm (default HYBRID_FUSION, convex): convex (a convex combination of each method's min-max normalised scores) or rrf (Reciprocal Rank Fusion)."},
 		{name: "rrf_k", typ: tInteger, min: i64(1), max: i64(1000),
 			desc: "RRF smoothing constant, 1 to 1000 (default HYBRID_RRF_K, 60). Smaller values favour the top ranks of each method."},
 	}
@@ -32,13 +32,13 @@ func hybridSearchContextTool() *toolDef {
 		title:   "Hybrid Search Context",
 		kind:    readOnly,
 		failure: "Hybrid search failed", // R-004
-		desc: `Hybrid search: full-text (BM25) and semantic (vector) search run in parallel and their rankings are combined by Reciprocal Rank Fusion, so entries found by both rank highest. The recommended search for discovery across threads. Available when at least one of full-text or semantic search is (ENABLE_HYBRID_SEARCH not false); if only one runs, its results are returned alone, and a method that fails adds a warning.
+		desc: `Hybrid search: full-text (BM25) and semantic (vector) search run in parallel and their scores are combined (by default a convex combination of normalised scores, or Reciprocal Rank Fusion), so entries found by both rank highest. The recommended search for discovery across threads. Available when at least one of full-text or semantic search is (ENABLE_HYBRID_SEARCH not false); if only one runs, its results are returned alone, and a method that fails adds a warning.
 
 Each method retrieves 100 x HYBRID_RRF_OVERFETCH candidates; a query of HYBRID_FTS_OR_THRESHOLD or more significant words runs its full-text part as an OR of the words (long questions rarely contain every word). The fused best 100 are reordered by the reranker when ENABLE_RERANKING is on.
 
 Filters (thread_id, source, tags, content_type, metadata, metadata_filters, start_date, end_date) combine with AND and apply inside both methods: only entries the caller may read and that pass every filter are ranked, counted and paged.
 
-Each result carries id, thread_id, source, content_type, text_content truncated to SEARCH_TRUNCATION_LENGTH characters with is_text_content_truncated, summary, metadata, tags, created_at, updated_at, visibility, is_owner and scores {rrf (higher is better), fts_rank, semantic_rank (1-based, null when the method did not find the entry), fts_score (BM25, higher is better), semantic_distance (lower is better), rerank_score (0-1, null when not reranked)}.
+Each result carries id, thread_id, source, content_type, text_content truncated to SEARCH_TRUNCATION_LENGTH characters with is_text_content_truncated, summary, metadata, tags, created_at, updated_at, visibility, is_owner and scores {rrf (the fused score, higher is better), fts_rank, semantic_rank (1-based, null when the method did not find the entry), fts_score (BM25, higher is better), semantic_distance (lower is better), rerank_score (0-1, null when not reranked)}.
 
 Returns {query, results, count, fusion_method, search_modes_used, fts_count, semantic_count}, plus stats when explain_query=true, warnings when a method failed, clamped_limit and rank_depth_limit as for the other ranked searches.`,
 		params:    params,

@@ -39,17 +39,17 @@ func TestCranfieldEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Floors hold the measured quality (a ranking regression fails).
-	// Issue 12's acceptance lines, on the even (reporting) half: semantic
-	// alone >= 0.28 (measured 0.238), hybrid without a reranker >= BM25
-	// (0.367 vs 0.374) and hybrid with the default reranker >= BM25 +
-	// 0.02 (0.378 vs 0.394) are not reached with the built-in GloVe
-	// embedder; what holds is checked below.
+	// Issue 12's acceptance lines, on the even (reporting) half: hybrid
+	// without a reranker >= BM25 holds since the convex fusion (0.3744 vs
+	// 0.3703; checked below); semantic alone >= 0.28 (measured 0.238) and
+	// hybrid with the default reranker >= BM25 + 0.02 (0.377 vs 0.390)
+	// are not reached with the built-in GloVe embedder.
 	floors := map[string]float64{
 		"in-process fts": 0.37, "native fts": 0.35,
 		"in-process fts+rerank": 0.38, "native fts+rerank": 0.38,
 		"in-process semantic": 0.23, "native semantic": 0.23,
 		"in-process semantic+rerank": 0.36, "native semantic+rerank": 0.36,
-		"in-process hybrid": 0.37, "native hybrid": 0.36,
+		"in-process hybrid": 0.37, "native hybrid": 0.37,
 		"in-process hybrid+rerank": 0.38, "native hybrid+rerank": 0.38,
 	}
 	for _, r := range runs {
@@ -67,7 +67,8 @@ func TestCranfieldEval(t *testing.T) {
 	}
 	// The default configuration's searches (reranked) beat BM25 alone by
 	// 0.01 on the whole set and on the reporting half; hybrid search
-	// without a reranker is not below BM25 on the whole set.
+	// without a reranker is not below BM25 on the whole set nor on the
+	// reporting half, on either backend (issue 12).
 	bm25, _ := findRun(runs, "in-process", "fts")
 	for _, m := range []string{"hybrid+rerank", "fts+rerank"} {
 		h, _ := findRun(runs, "in-process", m)
@@ -75,8 +76,12 @@ func TestCranfieldEval(t *testing.T) {
 			t.Fatalf("in-process %s nDCG@10 %.4f (even %.4f) not above BM25 %.4f (even %.4f)", m, h.ndcg10, h.half(0), bm25.ndcg10, bm25.half(0))
 		}
 	}
-	if h, _ := findRun(runs, "in-process", "hybrid"); h.ndcg10 < bm25.ndcg10 {
-		t.Fatalf("in-process hybrid without reranker nDCG@10 %.4f below BM25 %.4f", h.ndcg10, bm25.ndcg10)
+	for _, backend := range []string{"in-process", "native"} {
+		h, _ := findRun(runs, backend, "hybrid")
+		b, _ := findRun(runs, backend, "fts")
+		if h.ndcg10 < b.ndcg10 || h.half(0) < b.half(0) {
+			t.Fatalf("%s hybrid without reranker nDCG@10 %.4f (even %.4f) below BM25 %.4f (even %.4f)", backend, h.ndcg10, h.half(0), b.ndcg10, b.half(0))
+		}
 	}
 	for _, m := range []string{"fts", "fts+rerank"} {
 		a, _ := findRun(runs, "in-process", m)
@@ -132,7 +137,7 @@ func TestParaphraseEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	floors := map[string]float64{"semantic": 0.25, "hybrid": 0.25, "hybrid (ENABLE_RERANKING=false)": 0.15}
+	floors := map[string]float64{"semantic": 0.25, "hybrid": 0.25, "hybrid (ENABLE_RERANKING=false)": 0.18}
 	for _, r := range runs {
 		top5 := r.at(set, 5, allPairs)
 		t.Logf("%s: top-1 %.3f top-5 %.3f top-10 %.3f", r.method, r.at(set, 1, allPairs), top5, r.at(set, 10, allPairs))

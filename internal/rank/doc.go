@@ -1,8 +1,9 @@
 // Package rank owns what happens to the candidates of the ranked searches
 // between the search legs and the page (C.4, C.8, C.9): the fixed rank
-// depth and the page windows cut from it, reciprocal rank fusion of the
-// full-text and vector legs with the adaptive full-text query of hybrid
-// search, and reranking: the passage that represents each candidate
+// depth and the page windows cut from it, the fusion of the full-text and
+// vector legs of hybrid search (a convex combination of normalised scores
+// by default, or reciprocal rank fusion) with its adaptive full-text
+// query, and reranking: the passage that represents each candidate
 // and the reordering by the reranker's scores.
 //
 // Passages: [FTSPassage] cuts windows of FTS_RERANK_WINDOW_SIZE
@@ -20,7 +21,7 @@
 //	hc := rank.Hybrid{}.WithDefaults() // k 60, overfetch 2, OR threshold 4
 //	q, mode, _ := rank.AdaptiveQuery(query, hc.ORThreshold)
 //	// ... run the legs with q/mode and hc.LegDepth() ...
-//	cands, stats := rank.Fuse(hc.RRFK, textHits, vectorHits)
+//	cands, stats := hc.Fuse(hc.Fusion, hc.RRFK, textHits, vectorHits)
 //	rr := rank.Reranking{Reranker: reranker}
 //	cands, reranked, err := rr.Rerank(ctx, query, cands, texts)
 //	page := rank.Cut(cands, rank.Window{Offset: 0, Limit: 10})

@@ -11,9 +11,10 @@ import (
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
-// Depth·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel;
-// reciprocal rank fusion keeps the best Depth (rrf DESC, id ASC), the
-// reranker reorders them, and the page is cut from that one ordering.
+// Depth·HYBRID_RRF_OVERFETCH candidates at offset 0, in parallel; the
+// fusion (HYBRID_FUSION: FuseConvex by default, or FuseWeighted's RRF)
+// keeps the best Depth (fused score DESC, id ASC), the reranker reorders
+// them, and the page is cut from that one ordering.
 
 // Hybrid is the fusion policy of hybrid search. Zero fields mean the
 // defaults ([Hybrid.WithDefaults]).
@@ -28,9 +29,12 @@ type Hybrid struct {
 	// OR.
 	ORThreshold int
 	// SemanticWeight is HYBRID_SEMANTIC_WEIGHT (default
-	// DefaultSemanticWeight): the semantic leg's weight in the fusion, the
-	// full-text leg's being 1. 1 is R-360's plain RRF.
+	// DefaultSemanticWeight): the semantic leg's weight in the fusion: α
+	// of FuseConvex, or the weight of its RRF terms, the full-text leg's
+	// being 1 (1 is R-360's plain RRF).
 	SemanticWeight float64
+	// Fusion is HYBRID_FUSION: FusionConvex (default) or FusionRRF.
+	Fusion string
 }
 
 // DefaultSemanticWeight weighs the semantic leg below the full-text one:
@@ -39,10 +43,9 @@ type Hybrid struct {
 // odd-numbered Cranfield queries (in-process, k = 60, built-in embedder
 // v2; odd / even halves): weight 1 (plain RRF) 0.334 / 0.319 (embedder
 // v1), 0.5 0.370 / 0.347, 0.3 0.377 / 0.354, 0.2 0.381 / 0.360, 0.1
-// 0.382 / 0.367; BM25 alone 0.372 / 0.374. A convex combination of
-// min-max normalised scores measured 0.386 / 0.374 (embedder v1) but
-// orders by something other than rrf, which pin; see the
-// README ("Semantic and hybrid search").
+// 0.382 / 0.367; BM25 alone 0.372 / 0.374. The same 0.1 is α of the
+// default convex fusion, chosen on the same half (FuseConvex has its
+// sweep); see the README ("Semantic and hybrid search").
 const DefaultSemanticWeight = 0.1
 
 // WithDefaults fills the zero (or negative) fields of h.
@@ -59,7 +62,21 @@ func (h Hybrid) WithDefaults() Hybrid {
 	if !(h.SemanticWeight > 0) || h.SemanticWeight > 1 {
 		h.SemanticWeight = DefaultSemanticWeight
 	}
+	if h.Fusion != FusionRRF {
+		h.Fusion = FusionConvex
+	}
 	return h
+}
+
+// Fuse combines the legs by method (FusionRRF or FusionConvex) with the
+// semantic leg weighted by h.SemanticWeight; k is RRF's constant.
+func (h Hybrid) Fuse(method string, k int, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
+	if method == FusionRRF {
+		return FuseWeighted(k, h.SemanticWeight, text, vec)
+	}
+	out, fs := FuseConvex(h.SemanticWeight, text, vec)
+	fs.RRFK = k
+	return out, fs
 }
 
 // LegDepth is how many candidates each leg ranks.
@@ -120,6 +137,24 @@ func Fuse(k int, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 // 1/(k + fts_rank) + semWeight/(k + semantic_rank). A full-text-only
 // candidate scores exactly as in Fuse.
 func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
+	out, fs := gather(text, vec)
+	fs.RRFK = k
+	for i := range out {
+		c := &out[i]
+		if c.Text != nil {
+			c.RRF += 1 / float64(k+c.TextRank)
+		}
+		if c.Vector != nil {
+			c.RRF += semWeight / float64(k+c.VectorRank)
+		}
+	}
+	return best(out), fs
+}
+
+// gather returns every candidate of the legs once, with its hits and
+// 1-based ranks (a repeated id keeps its first rank), and the fusion
+// statistics but RRFK.
+func gather(text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 	by := make(map[string]*Candidate, len(text)+len(vec))
 	get := func(id string) *Candidate {
 		c, ok := by[id]
@@ -130,22 +165,16 @@ func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]
 		return c
 	}
 	for i := range text {
-		c := get(text[i].ID)
-		if c.Text != nil {
-			continue
+		if c := get(text[i].ID); c.Text == nil {
+			c.TextRank, c.Text = i+1, &text[i]
 		}
-		c.TextRank, c.Text = i+1, &text[i]
-		c.RRF += 1 / float64(k+i+1)
 	}
 	for i := range vec {
-		c := get(vec[i].ID)
-		if c.Vector != nil {
-			continue
+		if c := get(vec[i].ID); c.Vector == nil {
+			c.VectorRank, c.Vector = i+1, &vec[i]
 		}
-		c.VectorRank, c.Vector = i+1, &vec[i]
-		c.RRF += semWeight / float64(k+i+1)
 	}
-	fs := FusionStats{RRFK: k, TotalUniqueDocuments: len(by)}
+	fs := FusionStats{TotalUniqueDocuments: len(by)}
 	out := make([]Candidate, 0, len(by))
 	for _, c := range by {
 		switch {
@@ -158,8 +187,14 @@ func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]
 		}
 		out = append(out, *c)
 	}
+	return out, fs
+}
+
+// best sorts the candidates by fused score (RRF DESC, id ASC: R-333) and
+// keeps the first Depth.
+func best(out []Candidate) []Candidate {
 	slices.SortFunc(out, func(a, b Candidate) int {
 		return cmp.Or(cmp.Compare(b.RRF, a.RRF), strings.Compare(a.ID, b.ID))
 	})
-	return out[:min(len(out), Depth)], fs
+	return out[:min(len(out), Depth)]
 }

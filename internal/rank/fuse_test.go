@@ -10,17 +10,17 @@ import (
 
 func TestHybridDefaults(t *testing.T) {
 	h := Hybrid{}.WithDefaults()
-	if h != (Hybrid{RRFK: 60, Overfetch: 2, ORThreshold: 4, SemanticWeight: DefaultSemanticWeight}) {
+	if h != (Hybrid{RRFK: 60, Overfetch: 2, ORThreshold: 4, SemanticWeight: DefaultSemanticWeight, Fusion: FusionConvex}) {
 		t.Fatalf("defaults %+v", h)
 	}
 	if h.LegDepth() != 200 {
 		t.Fatalf("leg depth %d, want 200", h.LegDepth())
 	}
-	set := Hybrid{RRFK: 1, Overfetch: 10, ORThreshold: 20, SemanticWeight: 1}
+	set := Hybrid{RRFK: 1, Overfetch: 10, ORThreshold: 20, SemanticWeight: 1, Fusion: FusionRRF}
 	if got := set.WithDefaults(); got != set {
 		t.Fatalf("set fields changed: %+v", got)
 	}
-	if got := (Hybrid{RRFK: -1, Overfetch: -1, ORThreshold: -1, SemanticWeight: 1.5}).WithDefaults(); got != h {
+	if got := (Hybrid{RRFK: -1, Overfetch: -1, ORThreshold: -1, SemanticWeight: 1.5, Fusion: "weighted"}).WithDefaults(); got != h {
 		t.Fatalf("negative fields: %+v", got)
 	}
 }

@@ -104,14 +104,14 @@ func FullTextQueryProblem(q string) *Problem {
 	return nil
 }
 
-// Fusion validates hybrid_search_context's fusion_method ("" is rrf) and
-// rrf_k (nil is def).
-func Fusion(method string, rrfK *int, def int) (string, int, error) {
+// Fusion validates hybrid_search_context's fusion_method ("" is
+// defMethod, HYBRID_FUSION) and rrf_k (nil is def).
+func Fusion(method string, rrfK *int, defMethod string, def int) (string, int, error) {
 	if method == "" {
-		method = "rrf"
+		method = defMethod
 	}
-	if method != "rrf" {
-		return "", 0, cerrors.Invalidf("Invalid fusion_method: %s. Must be 'rrf'", pyfmt.Quote(method))
+	if method != "rrf" && method != "convex" {
+		return "", 0, cerrors.Invalidf("Invalid fusion_method: %s. Must be 'rrf' or 'convex'", pyfmt.Quote(method))
 	}
 	if rrfK == nil {
 		return method, def, nil
