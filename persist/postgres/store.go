@@ -34,6 +34,12 @@ type Store struct {
 	// instance tags this Store's notifications, so its listener skips its
 	// own commits (the writer already ran the hook for them).
 	instance string
+	// vec is what this Store last saw of the pgvector table (pgvector.go).
+	vec atomic.Pointer[vecState]
+	// vecForce makes VectorSearch use one strategy (tests); 0 chooses.
+	vecForce int
+	// vecExactMin replaces minExactScan when positive (tests).
+	vecExactMin int64
 
 	closeOnce sync.Once
 }
@@ -68,6 +74,12 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, err
 	}
 	s.reader = reader{q: s.pool, pool: s.pool, schema: cfg.Schema}
+	vs, err := loadVecState(ctx, s.pool)
+	if err != nil {
+		s.pool.Close()
+		return nil, err
+	}
+	s.vec.Store(&vs)
 	return s, nil
 }
 
@@ -243,9 +255,12 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 	return out, nil
 }
 
-// Native reports tsvector full-text search (always there); native vector
-// search needs pgvector, which this build does not use yet.
-func (s *Store) Native() persist.Native { return persist.Native{FullText: s} }
+// Native reports tsvector full-text search and pgvector vector search.
+// Both are always offered: full text needs no extension, and a server
+// without pgvector makes EnsureVectorTable (the start-up step of
+// SEARCH_BACKEND=native with semantic search) fail with an error naming
+// pgvector and what to do, while native full text keeps working.
+func (s *Store) Native() persist.Native { return persist.Native{FullText: s, Vectors: s} }
 
 // PoolStats reports the pool and the operations run on it.
 func (s *Store) PoolStats() persist.PoolStats {
