@@ -40,6 +40,25 @@ type Options struct {
 	// (POSTGRESQL_TCP_KEEPALIVES_IDLE_S 15, _INTERVAL_S 5, _COUNT 3).
 	KeepalivesIdle, KeepalivesInterval time.Duration
 	KeepalivesCount                    int
+	// PoolTimeout bounds the wait for a free connection of the pool
+	// (POSTGRESQL_POOL_TIMEOUT_S, default 120 s); past it an operation
+	// fails with errors.ErrUnavailable.
+	PoolTimeout time.Duration
+	// SessionPoolerMaxClients caps the pool when the host is a
+	// session-mode pooler with a per-user client limit (Supabase's
+	// *.pooler.supabase.com:5432; POSTGRESQL_SESSION_POOLER_MAX_CLIENTS,
+	// default 15).
+	SessionPoolerMaxClients int
+	// MaxCachedStatementLifetime drops a connection's cached prepared
+	// statements once they are this old, when the connection is next
+	// used (POSTGRESQL_MAX_CACHED_STATEMENT_LIFETIME_S, default 300 s;
+	// negative: never).
+	MaxCachedStatementLifetime time.Duration
+	// MaxCacheableStatementSize is the longest statement (in bytes) that
+	// is prepared and cached; longer ones run unprepared
+	// (POSTGRESQL_MAX_CACHEABLE_STATEMENT_SIZE, default 15360; negative:
+	// no limit).
+	MaxCacheableStatementSize int
 	// StatementCacheSize is the number of prepared statements cached per
 	// connection (POSTGRESQL_STATEMENT_CACHE_SIZE, default 100); 0
 	// prepares nothing (needed behind transaction-mode poolers and on
@@ -64,6 +83,10 @@ const (
 	defaultKeepInterval     = 5 * time.Second
 	defaultKeepCount        = 3
 	defaultStatementCache   = 100
+	defaultPoolTimeout      = 120 * time.Second
+	defaultPoolerClients    = 15
+	defaultStmtLifetime     = 300 * time.Second
+	defaultStmtSize         = 15360
 )
 
 // schemaName is the identifier POSTGRESQL_SCHEMA accepts (config checks it
@@ -118,6 +141,17 @@ func resolve(o Options) (settings, error) {
 	def(&s.CommandTimeout, defaultCommandTimeout)
 	def(&s.MigrationTimeout, defaultMigrationTimeout)
 	def(&s.MaxInactiveLifetime, defaultInactive)
+	def(&s.PoolTimeout, defaultPoolTimeout)
+	def(&s.MaxCachedStatementLifetime, defaultStmtLifetime)
+	if s.MaxCacheableStatementSize == 0 {
+		s.MaxCacheableStatementSize = defaultStmtSize
+	}
+	if s.SessionPoolerMaxClients == 0 {
+		s.SessionPoolerMaxClients = defaultPoolerClients
+	}
+	if s.SessionPoolerMaxClients < 1 || s.SessionPoolerMaxClients > 1000 {
+		return s, errf("option SessionPoolerMaxClients %d: must be from 1 to 1000", s.SessionPoolerMaxClients)
+	}
 	def(&s.KeepalivesIdle, defaultKeepIdle)
 	def(&s.KeepalivesInterval, defaultKeepInterval)
 	if s.KeepalivesCount == 0 {
@@ -127,7 +161,7 @@ func resolve(o Options) (settings, error) {
 		s.MaxQueries = defaultMaxQueries
 	}
 	for name, d := range map[string]time.Duration{"ConnectTimeout": s.ConnectTimeout, "CommandTimeout": s.CommandTimeout,
-		"MigrationTimeout": s.MigrationTimeout, "KeepalivesIdle": s.KeepalivesIdle, "KeepalivesInterval": s.KeepalivesInterval} {
+		"MigrationTimeout": s.MigrationTimeout, "PoolTimeout": s.PoolTimeout, "KeepalivesIdle": s.KeepalivesIdle, "KeepalivesInterval": s.KeepalivesInterval} {
 		if d < 0 {
 			return s, errf("option %s %v: must not be negative", name, d)
 		}

@@ -254,7 +254,7 @@ func dropVectorTableSQL(schema string) []string {
 // pgvector, it changes nothing.
 func (s *Store) DropVectorTable(ctx context.Context) error {
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('`+vecTable+`') IS NOT NULL
+	if err := s.pq.QueryRow(ctx, `SELECT to_regclass('`+vecTable+`') IS NOT NULL
 		OR EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = $1 AND tgrelid = to_regclass('embedding_chunks'))`, vecTrigger).Scan(&exists); err != nil {
 		return wrap("drop vector table", err)
 	}
@@ -281,7 +281,7 @@ func (s *Store) DropVectorTable(ctx context.Context) error {
 // that DDL and its fill see no concurrent write (a write waits, then its
 // trigger maintains the new table).
 func (s *Store) schemaTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return pgx.BeginFunc(ctx, s.pq, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
 			return wrap("lock schema", err)
 		}

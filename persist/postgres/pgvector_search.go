@@ -73,7 +73,7 @@ func (s *Store) VectorSearch(ctx context.Context, acc persist.Access, q persist.
 		// Another replica may have installed pgvector or (re)built the
 		// table since this Store last looked.
 		var err error
-		if st, err = loadVecState(ctx, s.pool); err != nil {
+		if st, err = loadVecState(ctx, s.pq); err != nil {
 			return res, err
 		}
 		s.vec.Store(&st)

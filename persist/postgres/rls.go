@@ -122,7 +122,7 @@ func asCaller[T any](s *Store, ctx context.Context, acc persist.Access, fn func(
 // readTx runs fn in a read-only REPEATABLE READ transaction, whose
 // settings name the caller when RLS is on.
 func (s *Store) readTx(ctx context.Context, acc persist.Access, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, s.pq, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		if s.cfg.RLS {
 			groups, _ := json.Marshal(acc.Groups) // []string always encodes
 			if acc.Groups == nil {

@@ -21,10 +21,13 @@ import (
 // commit order without gaps across every process sharing the database.
 type Store struct {
 	reader
-	pool    *pgxpool.Pool
-	cfg     settings
-	lockKey int64 // advisory lock of writers (and, session-scoped, of migrations)
-	metrics metrics
+	pool *pgxpool.Pool
+	pq   poolQ // every statement and transaction goes through it (pool.go)
+	// stmtLife expires cached statements (nil when nothing is cached).
+	stmtLife *stmtLifetime
+	cfg      settings
+	lockKey  int64 // advisory lock of writers (and, session-scoped, of migrations)
+	metrics  metrics
 
 	// afterCommit runs after each committed write (see AfterCommit).
 	afterCommit atomic.Pointer[func(ctx context.Context)]
@@ -73,8 +76,12 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		s.pool.Close()
 		return nil, err
 	}
-	s.reader = reader{q: s.pool, pool: s.pool, schema: cfg.Schema}
-	vs, err := loadVecState(ctx, s.pool)
+	s.pq = poolQ{pool: s.pool, wait: cfg.PoolTimeout}
+	if cfg.stmtCache > 0 && cfg.MaxCacheableStatementSize > 0 {
+		s.pq.maxStmt = cfg.MaxCacheableStatementSize
+	}
+	s.reader = reader{q: s.pq, pool: s.pq, schema: cfg.Schema}
+	vs, err := loadVecState(ctx, s.pq)
 	if err != nil {
 		s.pool.Close()
 		return nil, err
@@ -90,6 +97,10 @@ func (s *Store) configure(pc *pgxpool.Config) {
 	c := s.cfg
 	pc.MinConns = int32(c.PoolMin)
 	pc.MaxConns = int32(c.PoolMax)
+	if sessionPooler(pc.ConnConfig.Host, pc.ConnConfig.Port) {
+		pc.MaxConns = int32(min(c.PoolMax, c.SessionPoolerMaxClients))
+		pc.MinConns = min(pc.MinConns, pc.MaxConns)
+	}
 	pc.MaxConnIdleTime = c.MaxInactiveLifetime
 	if c.MaxInactiveLifetime == 0 {
 		pc.MaxConnIdleTime = 0
@@ -112,6 +123,11 @@ func (s *Store) configure(pc *pgxpool.Config) {
 		cc.DefaultQueryExecMode = pgx.QueryExecModeExec
 	} else {
 		cc.StatementCacheCapacity = c.stmtCache
+		if c.MaxCachedStatementLifetime > 0 {
+			l := &stmtLifetime{life: c.MaxCachedStatementLifetime, now: time.Now}
+			pc.PrepareConn = l.prepare
+			s.stmtLife = l
+		}
 	}
 	d := &net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true,
 		Idle: c.KeepalivesIdle, Interval: c.KeepalivesInterval, Count: c.KeepalivesCount}}
@@ -128,7 +144,12 @@ func (s *Store) configure(pc *pgxpool.Config) {
 		s.metrics.opened.Add(1)
 		return nil
 	}
-	pc.BeforeClose = func(conn *pgx.Conn) { s.metrics.perConn.Delete(conn) }
+	pc.BeforeClose = func(conn *pgx.Conn) {
+		s.metrics.perConn.Delete(conn)
+		if s.stmtLife != nil {
+			s.stmtLife.reset.Delete(conn)
+		}
+	}
 	if c.MaxQueries > 0 {
 		maxQ := int64(c.MaxQueries)
 		pc.AfterRelease = func(conn *pgx.Conn) bool {
@@ -170,7 +191,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		return errf("write: nil function")
 	}
 	s.metrics.writeQueue.Add(1)
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
+	ptx, err := s.pq.BeginTx(ctx, pgx.TxOptions{})
 	if err == nil {
 		_, err = ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey)
 		if err != nil {
