@@ -19,14 +19,7 @@ PGLITE_PID=""
 PGLITE_URL=""
 PGLITE_LOG=""
 
-# _pglite_port prints a loopback TCP port nobody listens on.
-_pglite_port() {
-  local port
-  for port in $(seq 55533 55632); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  return 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/freeport.sh"
 
 pglite_start() {
   command -v node >/dev/null 2>&1 || { echo "pglite: node not found (install Node.js 20)" >&2; return 1; }
@@ -39,7 +32,7 @@ pglite_start() {
     (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error) >&2 \
       || { echo "pglite: npm ci failed in $cache" >&2; rm -rf "$cache/node_modules"; return 1; }
   fi
-  port=$(_pglite_port) || { echo "pglite: no free port in 55533-55632" >&2; return 1; }
+  port=$(free_loopback_port 55533) || { echo "pglite: no free port in 55533-55632" >&2; return 1; }
   PGLITE_LOG=$(mktemp /tmp/contextd-pglite.XXXXXX.log)
   node "$cache/node_modules/@electric-sql/pglite-socket/dist/scripts/server.js" \
     -h 127.0.0.1 -p "$port" -m 4 -e @electric-sql/pglite-pgvector:vector >"$PGLITE_LOG" 2>&1 &

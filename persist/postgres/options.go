@@ -118,17 +118,8 @@ func resolve(o Options) (settings, error) {
 	if !schemaName.MatchString(s.Schema) {
 		return s, errf("option Schema %q: must be an identifier of 1 to 63 characters: a letter or _ then letters, digits, _ or $", s.Schema)
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	if s.PoolMin == 0 {
-		s.PoolMin = defaultPoolMin
-	}
-	if s.PoolMax == 0 {
-		s.PoolMax = max(defaultPoolMax, s.PoolMin)
-	}
+	def(&s.PoolMin, defaultPoolMin)
+	def(&s.PoolMax, max(defaultPoolMax, s.PoolMin))
 	switch {
 	case s.PoolMin < 0 || s.PoolMin > 1000:
 		return s, errf("option PoolMin %d: must be from 0 to 1000", s.PoolMin)
@@ -143,23 +134,15 @@ func resolve(o Options) (settings, error) {
 	def(&s.MaxInactiveLifetime, defaultInactive)
 	def(&s.PoolTimeout, defaultPoolTimeout)
 	def(&s.MaxCachedStatementLifetime, defaultStmtLifetime)
-	if s.MaxCacheableStatementSize == 0 {
-		s.MaxCacheableStatementSize = defaultStmtSize
-	}
-	if s.SessionPoolerMaxClients == 0 {
-		s.SessionPoolerMaxClients = defaultPoolerClients
-	}
+	def(&s.MaxCacheableStatementSize, defaultStmtSize)
+	def(&s.SessionPoolerMaxClients, defaultPoolerClients)
 	if s.SessionPoolerMaxClients < 1 || s.SessionPoolerMaxClients > 1000 {
 		return s, errf("option SessionPoolerMaxClients %d: must be from 1 to 1000", s.SessionPoolerMaxClients)
 	}
 	def(&s.KeepalivesIdle, defaultKeepIdle)
 	def(&s.KeepalivesInterval, defaultKeepInterval)
-	if s.KeepalivesCount == 0 {
-		s.KeepalivesCount = defaultKeepCount
-	}
-	if s.MaxQueries == 0 {
-		s.MaxQueries = defaultMaxQueries
-	}
+	def(&s.KeepalivesCount, defaultKeepCount)
+	def(&s.MaxQueries, defaultMaxQueries)
 	for name, d := range map[string]time.Duration{"ConnectTimeout": s.ConnectTimeout, "CommandTimeout": s.CommandTimeout,
 		"MigrationTimeout": s.MigrationTimeout, "PoolTimeout": s.PoolTimeout, "KeepalivesIdle": s.KeepalivesIdle, "KeepalivesInterval": s.KeepalivesInterval} {
 		if d < 0 {
@@ -177,6 +160,13 @@ func resolve(o Options) (settings, error) {
 		s.stmtCache = *o.StatementCacheSize
 	}
 	return s, nil
+}
+
+// def sets *p to v when it is zero: an option left unset.
+func def[T int | time.Duration](p *T, v T) {
+	if *p == 0 {
+		*p = v
+	}
 }
 
 // quoteIdent quotes a (validated) identifier for DDL.

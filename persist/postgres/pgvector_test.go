@@ -20,7 +20,7 @@ import (
 // openLite opens a store on the PGlite server (pgvector), skipping without
 // one: two connections at most (the server takes four) and no prepared
 // statements (its one session would share them).
-func openLite(t *testing.T, force int) *Store {
+func openLite(t testing.TB, force int) *Store {
 	t.Helper()
 	url, schema := pgtest.Lite(t)
 	none := 0
@@ -136,11 +136,7 @@ func TestVectorRecallHNSW(t *testing.T) {
 	es := make([]persist.Entry, n)
 	for i := range vecs {
 		es[i] = persisttest.NewEntry(i+1, "t", "user", "alice")
-		v := make([]float32, dim)
-		for j := range v {
-			v[j] = float32(rng.NormFloat64())
-		}
-		vecs[i] = v
+		vecs[i] = randVec(rng, dim)
 	}
 	persisttest.Insert(t, st, es, nil)
 	if err := st.Write(ctx, func(tx persist.Tx) error {
@@ -161,10 +157,7 @@ func TestVectorRecallHNSW(t *testing.T) {
 	}
 	var found, want int
 	for qi := range queries {
-		q := make([]float32, dim)
-		for j := range q {
-			q[j] = float32(rng.NormFloat64())
-		}
+		q := randVec(rng, dim)
 		res, err := st.VectorSearch(ctx, persist.Access{Principal: "alice"}, persist.VectorQuery{Vector: q, Limit: k, Explain: qi == 0})
 		if err != nil {
 			t.Fatal(err)
@@ -205,4 +198,13 @@ func TestVectorRecallHNSW(t *testing.T) {
 	if recall < 0.95 {
 		t.Fatalf("HNSW recall@%d %.3f < 0.95", k, recall)
 	}
+}
+
+// randVec is a vector of dim standard normal components.
+func randVec(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for j := range v {
+		v[j] = float32(rng.NormFloat64())
+	}
+	return v
 }

@@ -15,10 +15,13 @@ package pgtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	neturl "net/url"
 	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,10 +127,32 @@ func Role(t testing.TB, url, schema string) string {
 // PostgreSQL 15 cluster (no pgvector) cannot run.
 const LiteEnv = "CONTEXTD_TEST_PGLITE_URL"
 
-// liteMu serializes the tests on PGlite: its one backend session is
-// shared by every connection (search_path, prepared statements, locks),
-// so two tests at once would see each other's tables.
+// liteMu serializes the tests of this process on PGlite, and a lock file
+// (flock) those of every test binary (go test runs packages in parallel):
+// its one backend session is shared by every connection (search_path,
+// prepared statements; its advisory locks exclude nothing), so two tests
+// at once would see each other's tables.
 var liteMu sync.Mutex
+
+// lockLite takes the cross-process lock of the PGlite server at url and
+// returns its release.
+func lockLite(t testing.TB, url string) func() {
+	t.Helper()
+	h := sha256.Sum256([]byte(url))
+	path := filepath.Join(os.TempDir(), "contextd-pglite-"+hex.EncodeToString(h[:8])+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("pgtest: PGlite lock file: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("pgtest: lock PGlite: %v", err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
 
 // Lite returns the PGlite server's connection string and the schema a
 // test uses there: public, dropped and recreated empty first (a schema of
@@ -143,6 +168,7 @@ func Lite(t testing.TB) (url, schema string) {
 	}
 	liteMu.Lock()
 	t.Cleanup(liteMu.Unlock)
+	t.Cleanup(lockLite(t, url))
 	reset := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
