@@ -61,8 +61,9 @@ func TestCranfieldEvalPostgreSQL(t *testing.T) {
 // cannot: semantic and hybrid search with SEARCH_BACKEND=native on
 // PostgreSQL 18 with pgvector (PGlite, started by the test script). The
 // vectors are the built-in embedder's, as on SQLite (sqlite-vec), so the
-// semantic run should land near SQLite's native 0.2393; the floors are
-// below the measured values (README).
+// semantic run lands on SQLite's native 0.2393; the floors are below the
+// measured values (README). About 4.5 minutes on PGlite with the machine
+// loaded (storing 1,400 entries through WebAssembly PostgreSQL).
 func TestCranfieldEvalPgvector(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
@@ -86,9 +87,13 @@ func TestCranfieldEvalPgvector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Measured 2026-12-03: semantic 0.2393 (sqlite-vec's exactly: the same
+	// vectors, the exact scan or an HNSW walk that found the same top 10),
+	// +rerank 0.3663; hybrid 0.3311 (its full-text leg is tsvector's, 0.323
+	// alone, where SQLite's is FTS5's 0.369), +rerank 0.3801.
 	floors := map[string]float64{
-		"native semantic": 0.22, "native semantic+rerank": 0.35,
-		"native hybrid": 0.35, "native hybrid+rerank": 0.37,
+		"native semantic": 0.23, "native semantic+rerank": 0.36,
+		"native hybrid": 0.32, "native hybrid+rerank": 0.37,
 	}
 	checkRuns(t, "pgvector", runs, floors)
 }

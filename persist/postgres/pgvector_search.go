@@ -81,10 +81,32 @@ func (s *Store) VectorSearch(ctx context.Context, acc persist.Access, q persist.
 			return res, errNoPgvector
 		}
 	}
-	err := s.readTx(ctx, acc, func(tx pgx.Tx) error {
+	err := s.vectorSearch(ctx, acc, q, st, &res)
+	if err != nil && ctx.Err() == nil {
+		// Another replica may have dropped or rebuilt the table since
+		// this Store last looked: search once more as the database is.
+		if now, lerr := loadVecState(ctx, s.pq); lerr == nil && now != st {
+			s.vec.Store(&now)
+			res = persist.VectorResult{Hits: []persist.VectorHit{}}
+			err = s.vectorSearch(ctx, acc, q, now, &res)
+		}
+	}
+	if err != nil {
+		return persist.VectorResult{Hits: []persist.VectorHit{}}, wrap("vector search", err)
+	}
+	return res, nil
+}
+
+// vectorSearch answers q in one read transaction with the table as st
+// describes it (see VectorSearch).
+func (s *Store) vectorSearch(ctx context.Context, acc persist.Access, q persist.VectorQuery, st vecState, res *persist.VectorResult) error {
+	if st.ext == "" {
+		return errNoPgvector
+	}
+	return s.readTx(ctx, acc, func(tx pgx.Tx) error {
 		r := reader{q: tx, schema: s.cfg.Schema}
 		if st.dim != len(q.Vector) {
-			return r.vectorExact(ctx, st, acc, q, false, &res)
+			return r.vectorExact(ctx, st, acc, q, false, res)
 		}
 		strategy := s.vecForce
 		if strategy == vecAuto {
@@ -100,17 +122,13 @@ func (s *Store) VectorSearch(ctx context.Context, acc persist.Access, q persist.
 			}
 		}
 		if strategy == vecHNSW {
-			done, err := r.vectorHNSW(ctx, st, acc, q, s.vecForce == vecHNSW, &res)
+			done, err := r.vectorHNSW(ctx, st, acc, q, s.vecForce == vecHNSW, res)
 			if err != nil || done {
 				return err
 			}
 		}
-		return r.vectorExact(ctx, st, acc, q, true, &res)
+		return r.vectorExact(ctx, st, acc, q, true, res)
 	})
-	if err != nil {
-		return persist.VectorResult{Hits: []persist.VectorHit{}}, wrap("vector search", err)
-	}
-	return res, nil
 }
 
 // vectorLiteral is v in pgvector's text form: shortest float32 spellings,

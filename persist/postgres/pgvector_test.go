@@ -28,6 +28,10 @@ func openLite(t testing.TB, force int) *Store {
 	if err != nil {
 		t.Fatalf("open on PGlite: %v", err)
 	}
+	// Closed before pgtest.Lite's reset and unlock (cleanups run last
+	// first): a store left open would keep two of PGlite's four
+	// connections from the next test, in this binary or another.
+	t.Cleanup(func() { st.Close() })
 	st.vecForce = force
 	return st
 }
@@ -207,4 +211,64 @@ func randVec(rng *rand.Rand, dim int) []float32 {
 		v[j] = float32(rng.NormFloat64())
 	}
 	return v
+}
+
+// TestVectorSearchStaleTable: two replicas on one database; one drops the
+// vector table after the other has seen it, and the other's next search
+// still answers (from the stored chunks), then follows a rebuild.
+func TestVectorSearchStaleTable(t *testing.T) {
+	url, schema := pgtest.Lite(t)
+	ctx := context.Background()
+	none := 0
+	opts := Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 1, StatementCacheSize: &none}
+	a, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	persisttest.Insert(t, a, []persist.Entry{persisttest.NewEntry(1, "t", "user", "alice"), persisttest.NewEntry(2, "t", "user", "alice")}, nil)
+	persisttest.SetEmbeddings(t, a, persisttest.ID(1), persisttest.Embeddings(2, []float32{1, 0}))
+	persisttest.SetEmbeddings(t, a, persisttest.ID(2), persisttest.Embeddings(2, []float32{3, 0}))
+	if err := a.EnsureVectorTable(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	search := func(want string) {
+		t.Helper()
+		res, err := b.VectorSearch(ctx, persist.Access{Principal: "alice"}, persist.VectorQuery{Vector: []float32{0, 0}, Limit: 5, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(vecIDs(res.Hits), ","); got != want {
+			t.Fatalf("hits %s, want %s\n%s", got, want, res.Plan)
+		}
+	}
+	search(persisttest.ID(1) + "," + persisttest.ID(2))
+	if err := a.DropVectorTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	persisttest.SetEmbeddings(t, a, persisttest.ID(2), persisttest.Embeddings(2, []float32{0.5, 0}))
+	search(persisttest.ID(2) + "," + persisttest.ID(1))
+	if b.vecState().dim != 0 {
+		t.Fatalf("b still sees a table of dimension %d", b.vecState().dim)
+	}
+	if err := a.EnsureVectorTable(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	search(persisttest.ID(2) + "," + persisttest.ID(1))
+	if b.vecState().dim != 2 {
+		t.Fatalf("b did not follow the rebuild: dimension %d", b.vecState().dim)
+	}
+}
+
+func vecIDs(hs []persist.VectorHit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
 }
