@@ -30,6 +30,11 @@ const (
 	// the SQLite store, with a larger floor because pgvector's exact
 	// distance is cheap next to the joins every candidate pays either
 	// way). Below it the answer is exact; above it HNSW is approximate.
+	// Measured only on PGlite (WebAssembly, 2-core machine under load,
+	// 384 dimensions, limit 10, BenchmarkVectorSearch): exact 41 ms vs
+	// HNSW 13 ms over 1,000 chunks, 748 ms vs 17 ms over 4,000; a native
+	// server scans far faster, so the floor keeps exact answers where
+	// their cost is small there, not where PGlite would break even.
 	minExactScan   int64 = 2000
 	exactScanRatio       = 32
 	// efSearchMax is pgvector's largest hnsw.ef_search; kMax bounds the
