@@ -26,6 +26,15 @@ func postgresStorage(g PostgreSQL) (string, postgres.Options) {
 		dsn = u.String()
 	}
 	cache := g.StatementCacheSize
+	// 0 in the environment means "no expiry" / "no size limit"; the
+	// store's zero values mean the defaults, so pass those as negative.
+	life, size := g.MaxCachedStatementLifetime, g.MaxCacheableStatementSize
+	if life == 0 {
+		life = -1
+	}
+	if size == 0 {
+		size = -1
+	}
 	return dsn, postgres.Options{
 		Schema:              g.Schema,
 		PoolMin:             g.PoolMin,
@@ -40,5 +49,10 @@ func postgresStorage(g PostgreSQL) (string, postgres.Options) {
 		KeepalivesCount:     g.KeepalivesCount,
 		StatementCacheSize:  &cache,
 		RLS:                 g.RLS,
+
+		PoolTimeout:                g.PoolTimeout,
+		SessionPoolerMaxClients:    g.SessionPoolerMaxClients,
+		MaxCachedStatementLifetime: life,
+		MaxCacheableStatementSize:  size,
 	}
 }

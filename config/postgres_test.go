@@ -38,6 +38,24 @@ func TestPostgreSQLStorage(t *testing.T) {
 		t.Fatalf("options = %+v", o)
 	}
 
+	// The four pool settings pgxpool has no option for reach the store
+	// (persist/postgres applies them: TestPoolSettings there); 0 in the
+	// environment means no expiry and no size limit.
+	if o.PoolTimeout != 120*time.Second || o.SessionPoolerMaxClients != 15 ||
+		o.MaxCachedStatementLifetime != 300*time.Second || o.MaxCacheableStatementSize != 15360 {
+		t.Fatalf("pool defaults = %+v", o)
+	}
+	c, err = FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
+		"POSTGRESQL_POOL_TIMEOUT_S": "90", "POSTGRESQL_SESSION_POOLER_MAX_CLIENTS": "4",
+		"POSTGRESQL_MAX_CACHED_STATEMENT_LIFETIME_S": "0", "POSTGRESQL_MAX_CACHEABLE_STATEMENT_SIZE": "0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.Engine.Storage.Options.(postgres.Options); o.PoolTimeout != 90*time.Second || o.SessionPoolerMaxClients != 4 ||
+		o.MaxCachedStatementLifetime >= 0 || o.MaxCacheableStatementSize >= 0 {
+		t.Fatalf("pool settings = %+v", o)
+	}
+
 	c, err = FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
 		"POSTGRESQL_CONNECTION_STRING": "postgresql://u:p@primary/ctx?sslmode=disable", "POSTGRESQL_HOST": "ignored"}))
 	if err != nil {

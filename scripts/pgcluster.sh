@@ -15,14 +15,10 @@ _pg_as() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+. "$(dirname "${BASH_SOURCE[0]}")/freeport.sh"
+
 # _pg_free_port prints a loopback TCP port nobody listens on.
-_pg_free_port() {
-  local port
-  for port in $(seq 55432 55531); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  return 1
-}
+_pg_free_port() { free_loopback_port 55432; }
 
 pg_cluster_start() {
   if [ ! -x "$PG_BIN/initdb" ]; then

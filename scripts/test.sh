@@ -29,10 +29,19 @@ echo "== PostgreSQL 15 (throwaway cluster)"
 # runs with fsync=off (its data is thrown away) and is stopped by the
 # trap however the script ends. Without the URL these tests skip.
 . scripts/pgcluster.sh
+. scripts/pglite.sh
+trap 'pglite_stop; pg_cluster_stop' EXIT
 pg_cluster_start
-trap pg_cluster_stop EXIT
 export CONTEXTD_TEST_POSTGRES_URL="$PG_CLUSTER_URL"
 echo "PostgreSQL at $CONTEXTD_TEST_POSTGRES_URL"
+
+echo "== PGlite (PostgreSQL 18 + pgvector, for the native vector search tests)"
+# npm ci from scripts/pglite/package-lock.json into a cache directory
+# (reused), then the server on a free loopback port; stopped by its PID by
+# the same trap. Without the URL the pgvector tests skip.
+pglite_start
+export CONTEXTD_TEST_PGLITE_URL="$PGLITE_URL"
+echo "PGlite at $CONTEXTD_TEST_PGLITE_URL"
 
 echo "== go test (quick and long tiers)"
 # The long tier (internal/testtier: the 60 s HTTP load test, the 100k

@@ -39,21 +39,59 @@ type storeKind struct {
 	name   string
 	open   func(t testing.TB) persist.Store
 	search string // contextd.BackendInProcess or contextd.BackendNative
+	// noVectors marks a kind without semantic search (native search on a
+	// PostgreSQL without pgvector): tests with an embedder skip it.
+	noVectors bool
 }
 
 // storeKinds lists the backends: SQLite with the in-process (Bleve) index,
 // SQLite with its own FTS5 (SEARCH_BACKEND=native), and, when the test
 // script has started a PostgreSQL server (CONTEXTD_TEST_POSTGRES_URL),
-// PostgreSQL with the in-process index, each env on a fresh schema.
+// PostgreSQL with the in-process index and with its own tsvector full text
+// (SEARCH_BACKEND=native), each env on a fresh schema.
 func storeKinds() []storeKind {
 	kinds := []storeKind{
 		{name: "sqlite", open: openSQLiteStore, search: contextd.BackendInProcess},
 		{name: "sqlite-native", open: openSQLiteStore, search: contextd.BackendNative},
 	}
 	if os.Getenv(pgtest.Env) != "" {
-		kinds = append(kinds, storeKind{name: "postgresql", open: openPostgresStore, search: contextd.BackendInProcess})
+		kinds = append(kinds, storeKind{name: "postgresql", open: openPostgresStore, search: contextd.BackendInProcess},
+			storeKind{name: "postgresql-native", open: openPostgresStore, search: contextd.BackendNative, noVectors: true})
 	}
 	return kinds
+}
+
+// vectorKinds are the store kinds that serve semantic search: storeKinds
+// without the PostgreSQL 15 of the test script in native mode (it has no
+// pgvector, so an engine with embeddings refuses to start there), and with
+// PostgreSQL 18 + pgvector (PGlite) in native mode when the test script
+// started it (CONTEXTD_TEST_PGLITE_URL).
+func vectorKinds() []storeKind {
+	var kinds []storeKind
+	for _, k := range storeKinds() {
+		if !k.noVectors {
+			kinds = append(kinds, k)
+		}
+	}
+	if os.Getenv(pgtest.LiteEnv) != "" {
+		kinds = append(kinds, storeKind{name: "postgresql-pgvector", open: openPGliteStore, search: contextd.BackendNative})
+	}
+	return kinds
+}
+
+// openPGliteStore opens a store on the PGlite server: schema public, two
+// connections, no prepared statements (its one backend session is shared
+// by every connection; see pgtest.Lite).
+func openPGliteStore(t testing.TB) persist.Store {
+	t.Helper()
+	url, schema := pgtest.Lite(t)
+	none := 0
+	st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 2, StatementCacheSize: &none})
+	if err != nil {
+		t.Fatalf("open PGlite store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
 
 // TestConformancePostgreSQL says in -v output whether the suite also ran

@@ -77,7 +77,7 @@ func withFTSDisabled() envOption {
 // (GloVe) embedder per store kind.
 func forEachStoreEmbed(t *testing.T, fn func(t *testing.T, env *env, em *switchEmbedder), opts ...envOption) {
 	t.Helper()
-	for _, kind := range storeKinds() {
+	for _, kind := range vectorKinds() {
 		t.Run(kind.name, func(t *testing.T) {
 			em := newSwitchEmbedder(&builtin.Embedder{})
 			fn(t, newEnv(t, kind, append([]envOption{withEmbedder(em)}, opts...)...), em)

@@ -320,6 +320,13 @@ func evaluateCranfieldOn(ctx context.Context, col *cranfield, st persist.Store, 
 		for _, rerank := range []bool{false, true} {
 			cfg := contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard},
 				Embedding: contextd.EmbeddingConfig{Embedder: emb, Provider: "builtin"}}
+			if docOf != nil && skip != nil && skip(backend, "semantic") && skip(backend, "hybrid") &&
+				skip(backend, "semantic+rerank") && skip(backend, "hybrid+rerank") {
+				// No vector run on this backend: semantic search off, as a
+				// deployment without a vector engine (PostgreSQL without
+				// pgvector refuses SEARCH_BACKEND=native with it on).
+				cfg.Embedding.EnableSemantic = "false"
+			}
 			if rerank { // the default reranker (config: RERANKING_PROVIDER=builtin)
 				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Blend{Embedder: emb}, Provider: "builtin", Model: "lexical-semantic"}
 			}

@@ -146,3 +146,47 @@ func BenchmarkFullTextSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVectorSearch measures native vector search on pgvector (the
+// PGlite server of the test script: PostgreSQL 18 compiled to WebAssembly,
+// so the figures are PGlite's, not a native server's) over the entries of
+// benchStore with one random 384-dimensional chunk each, limit 10, as one
+// principal, with each strategy forced: the exact scan of the readable
+// chunks and the HNSW walk (iterative, filtered by access).
+func BenchmarkVectorSearch(b *testing.B) {
+	const dim = 384
+	for _, n := range []int{1000, 4000} {
+		for _, c := range []struct {
+			name  string
+			force int
+		}{{"exact", vecExact}, {"hnsw", vecHNSW}} {
+			b.Run(fmt.Sprintf("entries=%d/%s", n, c.name), func(b *testing.B) {
+				st := openLite(b, c.force)
+				benchStore(b, st, n)
+				ctx := context.Background()
+				rng := rand.New(rand.NewPCG(7, 8))
+				if err := st.Write(ctx, func(tx persist.Tx) error {
+					for i := 1; i <= n; i++ {
+						if err := tx.SetEmbeddings(ctx, persisttest.ID(i), persisttest.Embeddings(dim, randVec(rng, dim))); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if err := st.EnsureVectorTable(ctx, dim); err != nil {
+					b.Fatal(err)
+				}
+				acc := persist.Access{Principal: "alice", Groups: []string{"team"}}
+				timed(b, func(int) int {
+					res, err := st.VectorSearch(ctx, acc, persist.VectorQuery{Vector: randVec(rng, dim), Limit: 10})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return len(res.Hits)
+				})
+			})
+		}
+	}
+}

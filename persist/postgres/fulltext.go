@@ -132,7 +132,7 @@ func (s *Store) DropFullTextTriggers(ctx context.Context) error {
 
 // locked runs fn in a transaction holding the write lock.
 func (s *Store) locked(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.pq, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey); err != nil {
 			return err
 		}

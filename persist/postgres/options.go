@@ -40,6 +40,25 @@ type Options struct {
 	// (POSTGRESQL_TCP_KEEPALIVES_IDLE_S 15, _INTERVAL_S 5, _COUNT 3).
 	KeepalivesIdle, KeepalivesInterval time.Duration
 	KeepalivesCount                    int
+	// PoolTimeout bounds the wait for a free connection of the pool
+	// (POSTGRESQL_POOL_TIMEOUT_S, default 120 s); past it an operation
+	// fails with errors.ErrUnavailable.
+	PoolTimeout time.Duration
+	// SessionPoolerMaxClients caps the pool when the host is a
+	// session-mode pooler with a per-user client limit (Supabase's
+	// *.pooler.supabase.com:5432; POSTGRESQL_SESSION_POOLER_MAX_CLIENTS,
+	// default 15).
+	SessionPoolerMaxClients int
+	// MaxCachedStatementLifetime drops a connection's cached prepared
+	// statements once they are this old, when the connection is next
+	// used (POSTGRESQL_MAX_CACHED_STATEMENT_LIFETIME_S, default 300 s;
+	// negative: never).
+	MaxCachedStatementLifetime time.Duration
+	// MaxCacheableStatementSize is the longest statement (in bytes) that
+	// is prepared and cached; longer ones run unprepared
+	// (POSTGRESQL_MAX_CACHEABLE_STATEMENT_SIZE, default 15360; negative:
+	// no limit).
+	MaxCacheableStatementSize int
 	// StatementCacheSize is the number of prepared statements cached per
 	// connection (POSTGRESQL_STATEMENT_CACHE_SIZE, default 100); 0
 	// prepares nothing (needed behind transaction-mode poolers and on
@@ -64,6 +83,10 @@ const (
 	defaultKeepInterval     = 5 * time.Second
 	defaultKeepCount        = 3
 	defaultStatementCache   = 100
+	defaultPoolTimeout      = 120 * time.Second
+	defaultPoolerClients    = 15
+	defaultStmtLifetime     = 300 * time.Second
+	defaultStmtSize         = 15360
 )
 
 // schemaName is the identifier POSTGRESQL_SCHEMA accepts (config checks it
@@ -95,17 +118,8 @@ func resolve(o Options) (settings, error) {
 	if !schemaName.MatchString(s.Schema) {
 		return s, errf("option Schema %q: must be an identifier of 1 to 63 characters: a letter or _ then letters, digits, _ or $", s.Schema)
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	if s.PoolMin == 0 {
-		s.PoolMin = defaultPoolMin
-	}
-	if s.PoolMax == 0 {
-		s.PoolMax = max(defaultPoolMax, s.PoolMin)
-	}
+	def(&s.PoolMin, defaultPoolMin)
+	def(&s.PoolMax, max(defaultPoolMax, s.PoolMin))
 	switch {
 	case s.PoolMin < 0 || s.PoolMin > 1000:
 		return s, errf("option PoolMin %d: must be from 0 to 1000", s.PoolMin)
@@ -118,16 +132,19 @@ func resolve(o Options) (settings, error) {
 	def(&s.CommandTimeout, defaultCommandTimeout)
 	def(&s.MigrationTimeout, defaultMigrationTimeout)
 	def(&s.MaxInactiveLifetime, defaultInactive)
+	def(&s.PoolTimeout, defaultPoolTimeout)
+	def(&s.MaxCachedStatementLifetime, defaultStmtLifetime)
+	def(&s.MaxCacheableStatementSize, defaultStmtSize)
+	def(&s.SessionPoolerMaxClients, defaultPoolerClients)
+	if s.SessionPoolerMaxClients < 1 || s.SessionPoolerMaxClients > 1000 {
+		return s, errf("option SessionPoolerMaxClients %d: must be from 1 to 1000", s.SessionPoolerMaxClients)
+	}
 	def(&s.KeepalivesIdle, defaultKeepIdle)
 	def(&s.KeepalivesInterval, defaultKeepInterval)
-	if s.KeepalivesCount == 0 {
-		s.KeepalivesCount = defaultKeepCount
-	}
-	if s.MaxQueries == 0 {
-		s.MaxQueries = defaultMaxQueries
-	}
+	def(&s.KeepalivesCount, defaultKeepCount)
+	def(&s.MaxQueries, defaultMaxQueries)
 	for name, d := range map[string]time.Duration{"ConnectTimeout": s.ConnectTimeout, "CommandTimeout": s.CommandTimeout,
-		"MigrationTimeout": s.MigrationTimeout, "KeepalivesIdle": s.KeepalivesIdle, "KeepalivesInterval": s.KeepalivesInterval} {
+		"MigrationTimeout": s.MigrationTimeout, "PoolTimeout": s.PoolTimeout, "KeepalivesIdle": s.KeepalivesIdle, "KeepalivesInterval": s.KeepalivesInterval} {
 		if d < 0 {
 			return s, errf("option %s %v: must not be negative", name, d)
 		}
@@ -143,6 +160,13 @@ func resolve(o Options) (settings, error) {
 		s.stmtCache = *o.StatementCacheSize
 	}
 	return s, nil
+}
+
+// def sets *p to v when it is zero: an option left unset.
+func def[T int | time.Duration](p *T, v T) {
+	if *p == 0 {
+		*p = v
+	}
 }
 
 // quoteIdent quotes a (validated) identifier for DDL.

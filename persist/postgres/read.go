@@ -11,7 +11,6 @@ import (
 	"github.com/contextd/contextd/persist/sqlval"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // querier is what reads need: the pool or a transaction.
@@ -21,11 +20,16 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// txBeginner starts transactions (the Store's poolQ).
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
 // reader implements persist.Reader on a querier. Every method applies the
 // READ predicate of the Access it is given.
 type reader struct {
 	q      querier
-	pool   *pgxpool.Pool // set on the Store's reader (for snapshot reads); nil in a Tx
+	pool   txBeginner // set on the Store's reader (for snapshot reads); nil in a Tx
 	schema string
 }
 

@@ -107,15 +107,7 @@ func asCaller[T any](s *Store, ctx context.Context, acc persist.Access, fn func(
 		return fn(s.reader)
 	}
 	var out T
-	groups, _ := json.Marshal(acc.Groups) // []string always encodes
-	if acc.Groups == nil {
-		groups = []byte("[]")
-	}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT set_config($1, $2, true), set_config($3, $4, true), set_config($5, 'off', true)`,
-			settingPrincipal, acc.Principal, settingGroups, string(groups), settingUnrestricted); err != nil {
-			return wrap("bind caller", err)
-		}
+	err := s.readTx(ctx, acc, func(tx pgx.Tx) error {
 		var err error
 		out, err = fn(reader{q: tx, schema: s.cfg.Schema})
 		return err
@@ -125,6 +117,24 @@ func asCaller[T any](s *Store, ctx context.Context, acc persist.Access, fn func(
 		return zero, wrap("read as caller", err)
 	}
 	return out, nil
+}
+
+// readTx runs fn in a read-only REPEATABLE READ transaction, whose
+// settings name the caller when RLS is on.
+func (s *Store) readTx(ctx context.Context, acc persist.Access, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, s.pq, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if s.cfg.RLS {
+			groups, _ := json.Marshal(acc.Groups) // []string always encodes
+			if acc.Groups == nil {
+				groups = []byte("[]")
+			}
+			if _, err := tx.Exec(ctx, `SELECT set_config($1, $2, true), set_config($3, $4, true), set_config($5, 'off', true)`,
+				settingPrincipal, acc.Principal, settingGroups, string(groups), settingUnrestricted); err != nil {
+				return wrap("bind caller", err)
+			}
+		}
+		return fn(tx)
+	})
 }
 
 // The reads that take an Access, bound to the caller when RLS is on.

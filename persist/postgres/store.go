@@ -21,10 +21,13 @@ import (
 // commit order without gaps across every process sharing the database.
 type Store struct {
 	reader
-	pool    *pgxpool.Pool
-	cfg     settings
-	lockKey int64 // advisory lock of writers (and, session-scoped, of migrations)
-	metrics metrics
+	pool *pgxpool.Pool
+	pq   poolQ // every statement and transaction goes through it (pool.go)
+	// stmtLife expires cached statements (nil when nothing is cached).
+	stmtLife *stmtLifetime
+	cfg      settings
+	lockKey  int64 // advisory lock of writers (and, session-scoped, of migrations)
+	metrics  metrics
 
 	// afterCommit runs after each committed write (see AfterCommit).
 	afterCommit atomic.Pointer[func(ctx context.Context)]
@@ -34,6 +37,12 @@ type Store struct {
 	// instance tags this Store's notifications, so its listener skips its
 	// own commits (the writer already ran the hook for them).
 	instance string
+	// vec is what this Store last saw of the pgvector table (pgvector.go).
+	vec atomic.Pointer[vecState]
+	// vecForce makes VectorSearch use one strategy (tests); 0 chooses.
+	vecForce int
+	// vecExactMin replaces minExactScan when positive (tests).
+	vecExactMin int64
 
 	closeOnce sync.Once
 }
@@ -67,7 +76,17 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		s.pool.Close()
 		return nil, err
 	}
-	s.reader = reader{q: s.pool, pool: s.pool, schema: cfg.Schema}
+	s.pq = poolQ{pool: s.pool, wait: cfg.PoolTimeout}
+	if cfg.stmtCache > 0 && cfg.MaxCacheableStatementSize > 0 {
+		s.pq.maxStmt = cfg.MaxCacheableStatementSize
+	}
+	s.reader = reader{q: s.pq, pool: s.pq, schema: cfg.Schema}
+	vs, err := loadVecState(ctx, s.pq)
+	if err != nil {
+		s.pool.Close()
+		return nil, err
+	}
+	s.vec.Store(&vs)
 	return s, nil
 }
 
@@ -78,6 +97,10 @@ func (s *Store) configure(pc *pgxpool.Config) {
 	c := s.cfg
 	pc.MinConns = int32(c.PoolMin)
 	pc.MaxConns = int32(c.PoolMax)
+	if sessionPooler(pc.ConnConfig.Host, pc.ConnConfig.Port) {
+		pc.MaxConns = int32(min(c.PoolMax, c.SessionPoolerMaxClients))
+		pc.MinConns = min(pc.MinConns, pc.MaxConns)
+	}
 	pc.MaxConnIdleTime = c.MaxInactiveLifetime
 	if c.MaxInactiveLifetime == 0 {
 		pc.MaxConnIdleTime = 0
@@ -100,6 +123,11 @@ func (s *Store) configure(pc *pgxpool.Config) {
 		cc.DefaultQueryExecMode = pgx.QueryExecModeExec
 	} else {
 		cc.StatementCacheCapacity = c.stmtCache
+		if c.MaxCachedStatementLifetime > 0 {
+			l := &stmtLifetime{life: c.MaxCachedStatementLifetime, now: time.Now}
+			pc.PrepareConn = l.prepare
+			s.stmtLife = l
+		}
 	}
 	d := &net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true,
 		Idle: c.KeepalivesIdle, Interval: c.KeepalivesInterval, Count: c.KeepalivesCount}}
@@ -116,7 +144,12 @@ func (s *Store) configure(pc *pgxpool.Config) {
 		s.metrics.opened.Add(1)
 		return nil
 	}
-	pc.BeforeClose = func(conn *pgx.Conn) { s.metrics.perConn.Delete(conn) }
+	pc.BeforeClose = func(conn *pgx.Conn) {
+		s.metrics.perConn.Delete(conn)
+		if s.stmtLife != nil {
+			s.stmtLife.reset.Delete(conn)
+		}
+	}
 	if c.MaxQueries > 0 {
 		maxQ := int64(c.MaxQueries)
 		pc.AfterRelease = func(conn *pgx.Conn) bool {
@@ -158,7 +191,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		return errf("write: nil function")
 	}
 	s.metrics.writeQueue.Add(1)
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
+	ptx, err := s.pq.BeginTx(ctx, pgx.TxOptions{})
 	if err == nil {
 		_, err = ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey)
 		if err != nil {
@@ -243,9 +276,12 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]persist.
 	return out, nil
 }
 
-// Native reports tsvector full-text search (always there); native vector
-// search needs pgvector, which this build does not use yet.
-func (s *Store) Native() persist.Native { return persist.Native{FullText: s} }
+// Native reports tsvector full-text search and pgvector vector search.
+// Both are always offered: full text needs no extension, and a server
+// without pgvector makes EnsureVectorTable (the start-up step of
+// SEARCH_BACKEND=native with semantic search) fail with an error naming
+// pgvector and what to do, while native full text keeps working.
+func (s *Store) Native() persist.Native { return persist.Native{FullText: s, Vectors: s} }
 
 // PoolStats reports the pool and the operations run on it.
 func (s *Store) PoolStats() persist.PoolStats {

@@ -174,7 +174,7 @@ func (s *Store) SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel)
 	if m.Dim <= 0 {
 		return errf("set embedding model: dimension %d is not positive", m.Dim)
 	}
-	if _, err := s.pool.Exec(ctx, `INSERT INTO embedding_model (id, model_name, dimensions, recorded_at)
+	if _, err := s.pq.Exec(ctx, `INSERT INTO embedding_model (id, model_name, dimensions, recorded_at)
 		VALUES (1, $1, $2, now()) ON CONFLICT (id) DO UPDATE SET model_name = excluded.model_name,
 			dimensions = excluded.dimensions, recorded_at = excluded.recorded_at`, m.Model, m.Dim); err != nil {
 		return wrap("set embedding model", err)

@@ -7,7 +7,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/contextd/contextd/persist"
@@ -31,17 +30,6 @@ var (
 func emptyFilter(f persist.Filter) bool {
 	return f.ThreadID == "" && f.Source == "" && f.ContentType == "" && len(f.Tags) == 0 &&
 		len(f.Meta) == 0 && f.Start == nil && f.End == nil && f.IDs == nil && f.Before == nil
-}
-
-// vecRow is one chunk of a vector search with its distance.
-type vecRow struct {
-	dist  float64
-	key   int64
-	id    string
-	chunk int
-	start int
-	end   int
-	ok    bool // passes access and filter
 }
 
 // VectorSearch returns the q.Limit readable entries matching q.Filter
@@ -175,10 +163,10 @@ func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuer
 	if err != nil {
 		return 0, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
-	var all []vecRow
+	var all []sqlval.ChunkDist
 	for rows.Next() {
-		var r vecRow
-		if err := rows.Scan(&r.dist, &r.key, &r.id, &r.chunk, &r.start, &r.end, &r.ok); err != nil {
+		var r sqlval.ChunkDist
+		if err := rows.Scan(&r.Dist, &r.Key, &r.ID, &r.Chunk, &r.Start, &r.End, &r.OK); err != nil {
 			rows.Close()
 			return 0, false, fmt.Errorf("sqlite: vector search: %w", err)
 		}
@@ -190,9 +178,9 @@ func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuer
 	}
 	var kth float64
 	for _, r := range all {
-		kth = max(kth, r.dist)
+		kth = max(kth, r.Dist)
 	}
-	hits, found := bestPerEntry(all, q.Limit)
+	hits, found := sqlval.BestPerEntry(all, q.Limit)
 	if len(all) >= k && (len(hits) < q.Limit || hits[len(hits)-1].Distance >= kth) {
 		return found, false, nil
 	}
@@ -205,42 +193,6 @@ func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuer
 		res.Plan = strategy + "\n" + p
 	}
 	return found, true, nil
-}
-
-// bestPerEntry keeps the best chunk of each entry among the rows that pass
-// (distance, then start, then key) and returns the nearest limit entries,
-// distance ASC then id ASC, and how many entries passed.
-func bestPerEntry(rows []vecRow, limit int) ([]persist.VectorHit, int) {
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.dist != b.dist {
-			return a.dist < b.dist
-		}
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.key < b.key
-	})
-	seen := map[string]bool{}
-	hits := []persist.VectorHit{}
-	for _, r := range rows {
-		if !r.ok || seen[r.id] {
-			continue
-		}
-		seen[r.id] = true
-		hits = append(hits, persist.VectorHit{ID: r.id, Distance: r.dist, Chunk: r.chunk, Start: r.start, End: r.end})
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Distance != hits[j].Distance {
-			return hits[i].Distance < hits[j].Distance
-		}
-		return hits[i].ID < hits[j].ID
-	})
-	found := len(hits)
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	return hits, found
 }
 
 // vectorExact answers q by computing vec_distance_l2 on every candidate

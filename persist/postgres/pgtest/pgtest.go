@@ -15,9 +15,13 @@ package pgtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	neturl "net/url"
 	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,4 +119,68 @@ func Role(t testing.TB, url, schema string) string {
 	}
 	u.User = neturl.User(role)
 	return u.String()
+}
+
+// LiteEnv names the variable holding the connection string of the PGlite
+// server ./scripts/test.sh starts (scripts/pglite.sh): PostgreSQL 18 with
+// pgvector, for the tests of native vector search that the Debian
+// PostgreSQL 15 cluster (no pgvector) cannot run.
+const LiteEnv = "CONTEXTD_TEST_PGLITE_URL"
+
+// liteMu serializes the tests of this process on PGlite, and a lock file
+// (flock) those of every test binary (go test runs packages in parallel):
+// its one backend session is shared by every connection (search_path,
+// prepared statements; its advisory locks exclude nothing), so two tests
+// at once would see each other's tables.
+var liteMu sync.Mutex
+
+// lockLite takes the cross-process lock of the PGlite server at url and
+// returns its release.
+func lockLite(t testing.TB, url string) func() {
+	t.Helper()
+	h := sha256.Sum256([]byte(url))
+	path := filepath.Join(os.TempDir(), "contextd-pglite-"+hex.EncodeToString(h[:8])+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("pgtest: PGlite lock file: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("pgtest: lock PGlite: %v", err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+}
+
+// Lite returns the PGlite server's connection string and the schema a
+// test uses there: public, dropped and recreated empty first (a schema of
+// its own per test, as Schema gives, cannot work where search_path is one
+// setting for every connection). The test holds the server until it ends;
+// open at most 2 connections (the server takes 4, with -m 4). It skips t
+// when no PGlite server is configured.
+func Lite(t testing.TB) (url, schema string) {
+	t.Helper()
+	url = os.Getenv(LiteEnv)
+	if url == "" {
+		t.Skipf("no PGlite test server (pgvector): %s is not set (./scripts/test.sh starts one with scripts/pglite.sh and sets it)", LiteEnv)
+	}
+	liteMu.Lock()
+	t.Cleanup(liteMu.Unlock)
+	t.Cleanup(lockLite(t, url))
+	reset := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		return exec(ctx, url, `DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; SET search_path TO public`)
+	}
+	if err := reset(); err != nil {
+		t.Fatalf("pgtest: reset PGlite schema public: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := reset(); err != nil {
+			t.Errorf("pgtest: reset PGlite schema public: %v", err)
+		}
+	})
+	return url, "public"
 }
