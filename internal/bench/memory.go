@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -49,10 +50,21 @@ var components = []struct{ prefix, name string }{
 	{"github.com/mark3labs/mcp-go/", "MCP (mcp-go)"},
 }
 
-// measureMemory collects the garbage, returns free pages to the system
-// (what the server's idle release does: internal/memrelease) and reads the
-// process's memory.
-func measureMemory() (Memory, error) {
+// memoryReleaser is a store that returns what its idle connections hold
+// (persist/sqlite: page caches and the database file's map).
+type memoryReleaser interface {
+	ReleaseMemory(ctx context.Context) error
+}
+
+// measureMemory does what the idle server does (internal/memrelease: the
+// store's ReleaseMemory, a collection, free pages returned to the system)
+// and reads the process's memory. store is the engine's.
+func measureMemory(ctx context.Context, store any) (Memory, error) {
+	if r, ok := store.(memoryReleaser); ok {
+		if err := r.ReleaseMemory(ctx); err != nil {
+			return Memory{}, err
+		}
+	}
 	runtime.GC()
 	debug.FreeOSMemory()
 	var m Memory

@@ -55,3 +55,34 @@ func TestReleaseReturnsMemory(t *testing.T) {
 		t.Fatalf("held %d MiB before, %d MiB after releasing a dropped 256 MiB slice", before>>20, after>>20)
 	}
 }
+
+// Trim runs once when the process turns quiet after activity, without a
+// burst, and not again while nothing is allocated.
+func TestTrimAfterActivityOnce(t *testing.T) {
+	trims := make(chan struct{}, 10)
+	r := Releaser{Interval: 20 * time.Millisecond, Burst: 1 << 40, Quiet: 1 << 20, MinGap: time.Millisecond,
+		release: func() { t.Error("a Go release without a burst") },
+		Trim: func(context.Context) error {
+			trims <- struct{}{}
+			return nil
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.Run(ctx)
+	time.Sleep(100 * time.Millisecond)
+	for range 4 {
+		sink = make([]byte, 1<<20)
+	}
+	sink = nil
+	select {
+	case <-trims:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no trim after 4 MiB of activity")
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-trims:
+		t.Fatal("trimmed again without activity")
+	default:
+	}
+}
