@@ -40,21 +40,11 @@ func (s *Store) ReleaseMemory(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	n := s.r.Stats().Idle
-	conns := make([]*sql.Conn, 0, n+1)
-	defer func() {
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	}()
-	for range n {
-		c, err := s.r.Conn(ctx)
-		if err != nil {
-			errs = append(errs, err)
-			break
-		}
-		conns = append(conns, c)
+	conns, err := s.idleReaders(ctx)
+	if err != nil {
+		errs = append(errs, err)
 	}
+	defer func() { closeConns(conns) }()
 	wctx, cancel := context.WithTimeout(ctx, releaseWait)
 	defer cancel()
 	if c, err := s.w.Conn(wctx); err == nil {
