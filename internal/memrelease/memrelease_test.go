@@ -23,21 +23,7 @@ func TestReleaseAfterBurstOnce(t *testing.T) {
 		t.Fatal("released with no burst")
 	default:
 	}
-	for range 16 {
-		sink = make([]byte, 1<<20)
-	}
-	sink = nil
-	select {
-	case <-released:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no release after a 16 MiB burst")
-	}
-	time.Sleep(300 * time.Millisecond)
-	select {
-	case <-released:
-		t.Fatal("released twice for one burst")
-	default:
-	}
+	onceAfter(t, 16, released, "release")
 }
 
 // Release returns free pages: what the runtime holds falls after a large
@@ -70,19 +56,26 @@ func TestTrimAfterActivityOnce(t *testing.T) {
 	defer cancel()
 	go r.Run(ctx)
 	time.Sleep(100 * time.Millisecond)
-	for range 4 {
+	onceAfter(t, 4, trims, "trim")
+}
+
+// onceAfter allocates mib MiB and expects exactly one signal on ch within
+// 5 s, and none in the 300 ms after it.
+func onceAfter(t *testing.T, mib int, ch chan struct{}, what string) {
+	t.Helper()
+	for range mib {
 		sink = make([]byte, 1<<20)
 	}
 	sink = nil
 	select {
-	case <-trims:
+	case <-ch:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no trim after 4 MiB of activity")
+		t.Fatalf("no %s after %d MiB allocated", what, mib)
 	}
 	time.Sleep(300 * time.Millisecond)
 	select {
-	case <-trims:
-		t.Fatal("trimmed again without activity")
+	case <-ch:
+		t.Fatalf("a second %s without more allocation", what)
 	default:
 	}
 }
