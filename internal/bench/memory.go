@@ -133,7 +133,7 @@ func ParseHeapProfile(r io.Reader) (map[string]float64, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var inuse float64
-	rate := 0.0 // MemProfileRate; 0 until the header names it (no scaling)
+	rate := 0.0   // MemProfileRate; 0 until the header names it (no scaling)
 	open := false // inside a record whose component is still unknown
 	flush := func() {
 		if open {
