@@ -108,14 +108,15 @@ func TestParseHeapProfileMalformed(t *testing.T) {
 func FuzzParseHeapProfile(f *testing.F) {
 	f.Add(heapSample)
 	f.Add("1: 1 [1: 1] @ 0x1\n#\t0x1\tmodernc.org/sqlite.x+0x1\tf.go:1\n")
+	f.Add("heap profile: 1: 1 [1: 1] @ heap/1e308\n9: 1 [1: 1] @ 0x1\n#\t0x1\tmodernc.org/sqlite.x+0x1\tf.go:1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := ParseHeapProfile(strings.NewReader(in))
 		if err != nil {
 			return
 		}
 		for k, v := range got {
-			if v < 0 {
-				t.Fatalf("%s: negative %v", k, v)
+			if v < 0 || math.IsNaN(v) {
+				t.Fatalf("%s: %v", k, v)
 			}
 		}
 	})

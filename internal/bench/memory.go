@@ -201,5 +201,9 @@ func unsample(objs, b, rate float64) float64 {
 	if objs <= 0 || b <= 0 || rate <= 0 {
 		return b
 	}
-	return b / (1 - math.Exp(-b/objs/rate))
+	d := -math.Expm1(-b / objs / rate) // 1 − exp(−x), exact for small x
+	if r := b / d; d > 0 && !math.IsInf(r, 0) {
+		return r
+	}
+	return b // a header too odd to scale by
 }
