@@ -121,18 +121,18 @@ func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float3
 	} else {
 		id = uint32(len(ix.keys))
 		if ix.quant == nil || ix.o.KeepFloat {
-			ix.vecs = append(ix.vecs, qv...)
+			ix.vecs = append(room(ix.vecs, len(qv)), qv...)
 		}
 		switch {
 		case code != nil:
-			ix.codes = append(ix.codes, code...)
+			ix.codes = append(room(ix.codes, len(code)), code...)
 		case ix.quant != nil:
-			ix.codes, _ = ix.quant.Encode(ix.codes, qv)
+			ix.codes, _ = ix.quant.Encode(room(ix.codes, ix.csize), qv)
 		}
 		ix.keys = append(ix.keys, key)
 		ix.levels = append(ix.levels, 0)
 		ix.upper = append(ix.upper, nil)
-		ix.links0 = append(ix.links0, make([]uint32, ix.m0+1)...)
+		ix.links0 = append(room(ix.links0, ix.m0+1), make([]uint32, ix.m0+1)...)
 		ix.dead.grow(len(ix.keys))
 		ix.freed.grow(len(ix.keys))
 	}

@@ -122,6 +122,12 @@ func parseCommand(name string, args []string, usage string, stdout, stderr io.Wr
 	return exitOK, false
 }
 
+// memoryReleaser is a store that can return the memory its idle
+// connections hold (persist/sqlite).
+type memoryReleaser interface {
+	ReleaseMemory(ctx context.Context) error
+}
+
 // serve runs the MCP server of the environment's configuration.
 func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := config.FromEnv(lookupEnv)
@@ -177,7 +183,11 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	// Return a burst's memory once the process goes quiet again.
 	relCtx, stopRelease := context.WithCancel(ctx)
 	defer stopRelease()
-	go memrelease.Releaser{Logger: cfg.Server.Logger}.Run(relCtx)
+	rel := memrelease.Releaser{Logger: cfg.Server.Logger}
+	if st, ok := eng.Persist().(memoryReleaser); ok {
+		rel.Trim = st.ReleaseMemory // SQLite's page caches and file maps
+	}
+	go rel.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
 			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -37,24 +39,34 @@ func TestParseHeapProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"vector index (vector)": 3000, "access catalog (index/catalog)": 1000, "other": 96}
+	// Each record scaled by 1/(1 − exp(−avg/rate)), rate 524288 (half of
+	// heap/1048576): 2 objects of 1500 B, 1 of 1000 B, 1 of 96 B.
+	scaled := func(avg, b float64) float64 { return b / -math.Expm1(-avg/524288) }
+	want := map[string]float64{"vector index (vector)": scaled(1500, 3000),
+		"access catalog (index/catalog)": scaled(1000, 1000), "other": scaled(96, 96)}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	for k, v := range want {
-		if got[k] != v {
+		if math.Abs(got[k]-v) > 1e-6*v {
 			t.Errorf("%s: %v, want %v", k, got[k], v)
 		}
 	}
 }
 
-// The parser's total equals the in-use bytes of the runtime's own profile
-// (oracle: summing every record's in-use bytes independently).
+// The parser's estimate of the runtime's own profile matches the live
+// heap (oracle: runtime.MemStats.HeapAlloc after a collection), where the
+// raw samples fall short: the heap is dominated by 32 objects of 1 MiB,
+// each sampled with probability 1 − exp(−2) = 0.86, so the estimate's
+// relative standard deviation is about 7 % and the raw sum is 14 % low.
 func TestParseHeapProfileRuntime(t *testing.T) {
-	keep := make([][]byte, 0, 64)
-	for range 64 {
-		keep = append(keep, make([]byte, 64<<10))
+	keep := make([][]byte, 0, 32)
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
 	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	var buf bytes.Buffer
 	if err := pprof.Lookup("heap").WriteTo(&buf, 1); err != nil {
 		t.Fatal(err)
@@ -77,10 +89,12 @@ func TestParseHeapProfileRuntime(t *testing.T) {
 			oracle += b
 		}
 	}
-	if total != oracle || total == 0 {
-		t.Errorf("parsed %v in-use bytes, the profile holds %v", total, oracle)
+	live := float64(ms.HeapAlloc)
+	t.Logf("estimated %.1f MiB from %.1f MiB sampled; live heap %.1f MiB", total/(1<<20), oracle/(1<<20), live/(1<<20))
+	if total < 0.7*live || total > 1.3*live || total <= oracle {
+		t.Errorf("estimated %.0f in-use bytes from %.0f sampled; the live heap is %.0f", total, oracle, live)
 	}
-	_ = keep[0]
+	runtime.KeepAlive(keep)
 }
 
 func TestParseHeapProfileMalformed(t *testing.T) {
@@ -94,14 +108,15 @@ func TestParseHeapProfileMalformed(t *testing.T) {
 func FuzzParseHeapProfile(f *testing.F) {
 	f.Add(heapSample)
 	f.Add("1: 1 [1: 1] @ 0x1\n#\t0x1\tmodernc.org/sqlite.x+0x1\tf.go:1\n")
+	f.Add("heap profile: 1: 1 [1: 1] @ heap/1e308\n9: 1 [1: 1] @ 0x1\n#\t0x1\tmodernc.org/sqlite.x+0x1\tf.go:1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := ParseHeapProfile(strings.NewReader(in))
 		if err != nil {
 			return
 		}
 		for k, v := range got {
-			if v < 0 {
-				t.Fatalf("%s: negative %v", k, v)
+			if v < 0 || math.IsNaN(v) {
+				t.Fatalf("%s: %v", k, v)
 			}
 		}
 	})

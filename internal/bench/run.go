@@ -223,10 +223,11 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 		return err
 	}
 	defer func() { h.close() }()
+	idle := func() (Memory, error) { return measureMemory(ctx, h.eng.Persist()) }
 	if err := w.store(ctx, h, backend, rep); err != nil {
 		return err
 	}
-	if err := rep.memory(backend, "after loading", measureMemory); err != nil {
+	if err := rep.memory(backend, "after loading", idle); err != nil {
 		return err
 	}
 	for _, q := range w.searches(h) {
@@ -237,7 +238,7 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 		}
 		rep.latency(q.group, q.name, backend, lat)
 	}
-	if err := rep.memory(backend, "after the searches", measureMemory); err != nil {
+	if err := rep.memory(backend, "after the searches", idle); err != nil {
 		return err
 	}
 	h.close()
@@ -275,7 +276,7 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 					return fmt.Errorf("%s: %w", q.name, err)
 				}
 			}
-			if err := rep.memory(backend, "restarted from snapshots, after searches", measureMemory); err != nil {
+			if err := rep.memory(backend, "restarted from snapshots, after searches", idle); err != nil {
 				return err
 			}
 		}

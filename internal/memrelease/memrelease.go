@@ -11,6 +11,14 @@
 // A Releaser watches the runtime's cumulative allocation counter and,
 // when the process has gone quiet after allocating a lot, collects and
 // returns every free page (debug.FreeOSMemory) once.
+//
+// Memory outside the Go heap is handed back by Trim, which the releaser
+// calls whenever the process turns quiet after any activity (at most once
+// per MinGap): the server passes the store's ReleaseMemory, which empties
+// SQLite's page caches and unmaps the database file (persist/sqlite), so
+// the pages a burst of queries touched leave the resident set.
+//
+//	go memrelease.Releaser{Trim: store.ReleaseMemory}.Run(ctx)
 package memrelease
 
 import (
@@ -44,6 +52,13 @@ type Releaser struct {
 	Quiet    uint64
 	MinGap   time.Duration
 	Logger   *slog.Logger // optional: a debug line per release
+	// Trim, when set, returns memory the Go runtime does not own (see the
+	// package comment). It runs when an interval allocated at most Quiet
+	// bytes after more than Quiet bytes were allocated since the last
+	// Trim, at most once per MinGap: unlike a collection it is cheap
+	// (measured: under a millisecond for nine idle SQLite connections), so
+	// it needs no burst.
+	Trim func(context.Context) error
 
 	release func() // Release; replaced in tests
 }
@@ -87,8 +102,9 @@ func (r Releaser) Run(ctx context.Context) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	last, _ := Stats()
-	since := last // the counter at the last release
-	var lastRelease time.Time
+	since := last   // the counter at the last release
+	trimmed := last // the counter at the last Trim
+	var lastRelease, lastTrim time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -98,7 +114,18 @@ func (r Releaser) Run(ctx context.Context) {
 		now, before := Stats()
 		step := now - last
 		last = now
-		if step > quiet || now-since < burst || time.Since(lastRelease) < minGap {
+		if step > quiet {
+			continue
+		}
+		if r.Trim != nil && now-trimmed > quiet && time.Since(lastTrim) >= minGap {
+			if err := r.Trim(ctx); err != nil && r.Logger != nil {
+				r.Logger.Debug("returning memory outside the Go heap failed", "err", err)
+			}
+			lastTrim = time.Now()
+			trimmed, _ = Stats()
+			last = trimmed
+		}
+		if now-since < burst || time.Since(lastRelease) < minGap {
 			continue
 		}
 		start := time.Now()

@@ -70,6 +70,9 @@ type Embedder struct {
 func (e *Embedder) load() (*wordvec.Table, error) {
 	e.once.Do(func() {
 		e.table, e.err = wordvec.Decode(embTableData)
+		if e.err == nil {
+			dropResident(embTableData) // decoded: the table is copied out
+		}
 		if e.err == nil && e.table.Dim != EmbedderDim {
 			e.err = fmt.Errorf("built-in embedder: table has %d dimensions, want %d", e.table.Dim, EmbedderDim)
 		}

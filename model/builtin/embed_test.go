@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
 func embCos(a, b []float32) float64 {
@@ -182,5 +184,19 @@ func BenchmarkEmbed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = e.Embed(ctx, texts)
+	}
+}
+
+// Every word of the vendored table is found at its own index (the
+// vocabulary's open addressing against the table order as oracle).
+func TestVendoredVocabulary(t *testing.T) {
+	tab, err := wordvec.Decode(embTableData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tab.Ranks {
+		if w := tab.Word(i); tab.Lookup(w) != i {
+			t.Fatalf("word %d %q found at %d", i, w, tab.Lookup(w))
+		}
 	}
 }

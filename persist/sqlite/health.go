@@ -54,20 +54,11 @@ func (s *Store) startHealth() {
 func (s *Store) checkIdle(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.healthInterval)
 	defer cancel()
-	n := s.r.Stats().Idle
-	conns := make([]*sql.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	}()
-	for range n {
-		c, err := s.r.Conn(ctx)
-		if err != nil {
-			s.metrics.health(err)
-			return
-		}
-		conns = append(conns, c)
+	conns, err := s.idleReaders(ctx)
+	defer closeConns(conns)
+	if err != nil {
+		s.metrics.health(err)
+		return
 	}
 	for _, c := range conns {
 		var tables int
@@ -77,6 +68,28 @@ func (s *Store) checkIdle(ctx context.Context) {
 			// Discard the connection rather than hand it to a reader.
 			_ = c.Raw(func(any) error { return driver.ErrBadConn })
 		}
+	}
+}
+
+// idleReaders takes the connections idle in the reader pool now (the
+// caller closes them, which returns them to the pool), as many as it got
+// before an error.
+func (s *Store) idleReaders(ctx context.Context) ([]*sql.Conn, error) {
+	n := s.r.Stats().Idle
+	conns := make([]*sql.Conn, 0, n+1)
+	for range n {
+		c, err := s.r.Conn(ctx)
+		if err != nil {
+			return conns, err
+		}
+		conns = append(conns, c)
+	}
+	return conns, nil
+}
+
+func closeConns(conns []*sql.Conn) {
+	for _, c := range conns {
+		_ = c.Close()
 	}
 }
 

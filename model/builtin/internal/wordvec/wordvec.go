@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Format, little-endian:
@@ -44,12 +45,12 @@ type Table struct {
 	// component is removed instead.
 	Mean0 []float32
 	W     []float32
-	Words []string
+	Words []string // Encode's input; a decoded table answers Word
 	Ranks []uint32
 
 	scale   []float32
 	codes   []byte // n × Dim, int8 as bytes
-	index   map[string]int32
+	vocab   *vocab
 	weights []float32 // SIF weight per word
 	oovNorm float32
 	oovW    float32
@@ -161,11 +162,11 @@ func Decode(data []byte) (*Table, error) {
 		}
 		t.Mean0, t.W = ws[:t.Dim:t.Dim], ws[t.Dim:]
 	}
-	t.Words = make([]string, 0, n)
 	t.Ranks = make([]uint32, 0, n)
 	t.scale = make([]float32, 0, n)
 	t.codes = make([]byte, 0, n*t.Dim)
-	t.index = make(map[string]int32, n)
+	var words *strings.Builder
+	t.vocab, words = newVocab(n, max(0, len(data)-p-n*(t.Dim+6))) // about the words' bytes
 	for i := 0; i < n; i++ {
 		rank, k := binary.Uvarint(data[p:])
 		if k <= 0 || rank >= uint64(t.Vocab) {
@@ -177,13 +178,11 @@ func Decode(data []byte) (*Table, error) {
 			return bad("word")
 		}
 		p += k
-		w := string(data[p : p+int(l)])
+		w := data[p : p+int(l)]
 		p += int(l)
-		if _, dup := t.index[w]; dup {
-			return bad("duplicate word " + w)
+		if !t.vocab.add(words, string(w)) {
+			return bad("duplicate word " + string(w))
 		}
-		t.index[w] = int32(i)
-		t.Words = append(t.Words, w)
 		t.Ranks = append(t.Ranks, uint32(rank))
 		t.scale = append(t.scale, math.Float32frombits(binary.LittleEndian.Uint32(data[p:])))
 		p += 4
@@ -208,14 +207,14 @@ func (t *Table) prepare() {
 		h += 1 / float64(r)
 	}
 	a := float64(t.SIFA)
-	t.weights = make([]float32, len(t.Words))
+	t.weights = make([]float32, len(t.Ranks))
 	var norms float64
 	for i, r := range t.Ranks {
 		p := 1 / (float64(r+1) * h)
 		t.weights[i] = float32(a / (a + p))
 		norms += float64(t.scale[i]) * math.Sqrt(float64(t.codeDot(i, i)))
 	}
-	t.oovNorm = float32(norms / float64(len(t.Words)))
+	t.oovNorm = float32(norms / float64(len(t.Ranks)))
 	// An unknown token (an identifier, a name, a typo) still counts: it
 	// gets a pseudo-random direction from its hash, at half the weight of
 	// the rarest known word, so identical unknown tokens match each other
@@ -236,11 +235,11 @@ func (t *Table) codeDot(i, j int) int32 {
 
 // Lookup returns the index of word, or -1.
 func (t *Table) Lookup(word string) int {
-	if i, ok := t.index[word]; ok {
-		return int(i)
-	}
-	return -1
+	return find(t.vocab, word)
 }
+
+// Word is word i of a decoded table.
+func (t *Table) Word(i int) string { return t.vocab.word(i) }
 
 // Weight is the SIF weight of word i.
 func (t *Table) Weight(i int) float32 { return t.weights[i] }
@@ -252,7 +251,7 @@ func (t *Table) Mean(text string, out []float32) int {
 	var oov oovRand
 	scan(text, make([]byte, 0, 32), func(tok []byte) {
 		n++
-		if i, ok := t.index[string(tok)]; ok { // no allocation for the lookup
+		if i := find(t.vocab, tok); i >= 0 { // no allocation for the lookup
 			w := t.weights[i] * t.scale[i]
 			c := t.codes[int(i)*t.Dim : int(i+1)*t.Dim]
 			for k := range out {

@@ -177,3 +177,23 @@ func BenchmarkMean(b *testing.B) {
 		dt.Mean(text, out)
 	}
 }
+
+// The vocabulary finds every word of a decoded table by string and by
+// bytes without allocating, and nothing else (oracle: the table's words).
+func TestVocabLookup(t *testing.T) {
+	tab, _ := testTable(t)
+	for i, w := range []string{"the", "car", "automobile", "bank"} {
+		if tab.Lookup(w) != i || find(tab.vocab, []byte(w)) != i || tab.Word(i) != w {
+			t.Fatalf("word %d %q: Lookup %d, Word %q", i, w, tab.Lookup(w), tab.Word(i))
+		}
+	}
+	for _, w := range []string{"", "ca", "cars", "Car", "thebank"} {
+		if tab.Lookup(w) != -1 {
+			t.Fatalf("Lookup(%q) = %d, want -1", w, tab.Lookup(w))
+		}
+	}
+	tok := []byte("automobile")
+	if n := testing.AllocsPerRun(100, func() { _ = find(tab.vocab, tok) }); n != 0 {
+		t.Fatalf("a lookup by bytes allocates %.0f times", n)
+	}
+}
