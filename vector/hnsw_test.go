@@ -508,18 +508,21 @@ func TestSwitchRule(t *testing.T) {
 // TestSetEfConstruction: a snapshot restores the value its graph was built
 // with; SetEfConstruction replaces it for the inserts that follow (and the
 // next snapshot records it), 0 restores the default, and the graph stays
-// consistent and searchable across the change.
+// consistent across the change.
 func TestSetEfConstruction(t *testing.T) {
 	vecs := clustered(11, 900, 16, 0.6)
-	ix := build(t, vecs[:400], Options{Metric: L2, EfConstruction: 200, Seed: 5})
-	var buf bytes.Buffer
-	if _, err := ix.WriteTo(&buf); err != nil {
-		t.Fatal(err)
+	reread := func(ix *Index) *Index {
+		var buf bytes.Buffer
+		if _, err := ix.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
 	}
-	got, err := Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := reread(build(t, vecs[:400], Options{Metric: L2, EfConstruction: 200, Seed: 5}))
 	if got.o.EfConstruction != 200 {
 		t.Fatalf("restored efConstruction %d, want 200", got.o.EfConstruction)
 	}
@@ -530,14 +533,7 @@ func TestSetEfConstruction(t *testing.T) {
 		}
 	}
 	checkConsistent(t, got, 900)
-	buf.Reset()
-	if _, err := got.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	again, err := Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := reread(got)
 	if again.o.EfConstruction != 24 {
 		t.Fatalf("efConstruction after the second snapshot %d, want 24", again.o.EfConstruction)
 	}
