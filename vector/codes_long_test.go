@@ -93,10 +93,13 @@ func TestQuantRecallGloVe100k(t *testing.T) {
 }
 
 // TestQuantEfConstruction (long tier) is the measurement behind the
-// engine's efConstruction on codes (internal/search graphOptions): CPU
-// per insert and recall@10 against exact float32 of a codes-only L2 graph
-// of built-in sentence vectors (CONTEXTD_VECTOR_EF_N vectors, default
-// 100k) at efConstruction 128, 64 and 48, beside float32 at 128.
+// engine's efConstruction (internal/search graphOptions): CPU per insert
+// and recall@10 against exact float32 of L2 graphs of built-in sentence
+// vectors (CONTEXTD_VECTOR_EF_N vectors, default 100k), on float32 at
+// efConstruction 128, 96, 64 and 48 (the default graph, which keeps the
+// floats) and on 4-bit codes only at 128, 64 and 48, each searched at
+// efSearch 96 and 128. Rows are subtests (-run
+// 'TestQuantEfConstruction/float32' measures the float32 ones).
 func TestQuantEfConstruction(t *testing.T) {
 	testtier.Long(t)
 	if !sweep() {
@@ -112,18 +115,25 @@ func TestQuantEfConstruction(t *testing.T) {
 	for _, c := range []struct {
 		codes bool
 		ef    int
-	}{{false, 128}, {true, 128}, {true, 64}, {true, 48}} {
-		o := Options{Metric: L2, EfConstruction: c.ef}
+	}{{false, 128}, {false, 96}, {false, 64}, {false, 48}, {true, 128}, {true, 64}, {true, 48}} {
+		name := fmt.Sprintf("float32/ef=%d", c.ef)
 		if c.codes {
-			o.Quantizer = mustQuant(t, dim, 4, quant.MSE)
+			name = fmt.Sprintf("codes/ef=%d", c.ef)
 		}
-		c0 := processCPU()
-		ix := build(t, data, o)
-		cpu := processCPU() - c0
-		t.Logf("codes %v efConstruction %d: %.0f cpu-µs/insert, recall@10 graph %.4f, exact scan %.4f", c.codes, c.ef,
-			float64(cpu.Microseconds())/float64(n),
-			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{}),
-			recallVsFloat(t, ix, queries, truth, 10, SearchOptions{Exact: true}))
+		t.Run(name, func(t *testing.T) {
+			o := Options{Metric: L2, EfConstruction: c.ef}
+			if c.codes {
+				o.Quantizer = mustQuant(t, dim, 4, quant.MSE)
+			}
+			c0 := processCPU()
+			ix := build(t, data, o)
+			cpu := processCPU() - c0
+			t.Logf("codes %v efConstruction %d: %.0f cpu-µs/insert, recall@10 graph %.4f (efSearch 128: %.4f), exact scan %.4f", c.codes, c.ef,
+				float64(cpu.Microseconds())/float64(n),
+				recallVsFloat(t, ix, queries, truth, 10, SearchOptions{}),
+				recallVsFloat(t, ix, queries, truth, 10, SearchOptions{Ef: 128}),
+				recallVsFloat(t, ix, queries, truth, 10, SearchOptions{Exact: true}))
+		})
 	}
 }
 

@@ -61,6 +61,20 @@ func (ix *Index) AddCode(key uint64, code []byte) error {
 	return nil
 }
 
+// SetEfConstruction sets the candidate list of the inserts that follow
+// (ef < 1: DefaultEfConstruction). A snapshot keeps the value its graph
+// was built with; an owner configured with another applies its own after
+// loading, so a changed setting takes effect without a rebuild (nodes
+// already linked keep their lists).
+func (ix *Index) SetEfConstruction(ef int) {
+	if ef < 1 {
+		ef = DefaultEfConstruction
+	}
+	ix.mu.Lock()
+	ix.o.EfConstruction = ef
+	ix.mu.Unlock()
+}
+
 // Delete removes key; it reports whether the key was present.
 func (ix *Index) Delete(key uint64) bool {
 	ix.mu.Lock()

@@ -50,14 +50,7 @@ func (ix *Index) searchLayer(s *searchScratch, q *querier, eps []cand, ef, l int
 		if len(s.res) >= ef && c.d > s.res.top().d {
 			break
 		}
-		ns := ix.neighbours(c.id, l)
-		for i, n := range ns {
-			if i+1 < len(ns) {
-				ix.prefetchNode(ns[i+1])
-			}
-			if !s.vis.visit(n) {
-				continue
-			}
+		for _, n := range s.unvisited(ix, ix.neighbours(c.id, l)) {
 			d := q.dist(n)
 			if len(s.res) < ef || d < s.res.top().d {
 				s.cands.push(cand{d, n})
@@ -92,14 +85,7 @@ func (ix *Index) searchFiltered(s *searchScratch, q *querier, ep cand, ef, bound
 		if len(s.res) >= bound && c.d > s.res.top().d {
 			break
 		}
-		ns := ix.neighbours(c.id, 0)
-		for i, n := range ns {
-			if i+1 < len(ns) {
-				ix.prefetchNode(ns[i+1])
-			}
-			if !s.vis.visit(n) {
-				continue
-			}
+		for _, n := range s.unvisited(ix, ix.neighbours(c.id, 0)) {
 			d := q.dist(n)
 			if len(s.res) < bound || d < s.res.top().d {
 				s.cands.push(cand{d, n})
@@ -124,9 +110,29 @@ type searchScratch struct {
 	cands minHeap
 	res   maxHeap
 	acc   maxHeap
+	todo  []uint32 // unvisited's result
 	q     []float32
 	z     querier
 	qq    *quant.Query
+}
+
+// unvisited marks the nodes of ns visited and returns those that were
+// not, after starting the loads of all their vectors (or codes). Most of
+// a walk's neighbours were seen already, so prefetching only the new ones,
+// all before the first distance, gives each load the longest lead and
+// issues none for nothing; the walk itself is unchanged.
+func (s *searchScratch) unvisited(ix *Index, ns []uint32) []uint32 {
+	todo := s.todo[:0]
+	for _, n := range ns {
+		if s.vis.visit(n) {
+			todo = append(todo, n)
+		}
+	}
+	for _, n := range todo {
+		ix.prefetchNode(n)
+	}
+	s.todo = todo
+	return todo
 }
 
 func (ix *Index) getScratch() *searchScratch { return ix.scratch.Get().(*searchScratch) }

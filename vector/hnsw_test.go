@@ -504,3 +504,41 @@ func TestSwitchRule(t *testing.T) {
 		t.Fatalf("estimate of a 25%% set of 5000 = %d", est)
 	}
 }
+
+// TestSetEfConstruction: a snapshot restores the value its graph was built
+// with; SetEfConstruction replaces it for the inserts that follow (and the
+// next snapshot records it), 0 restores the default, and the graph stays
+// consistent across the change.
+func TestSetEfConstruction(t *testing.T) {
+	vecs := clustered(11, 900, 16, 0.6)
+	reread := func(ix *Index) *Index {
+		var buf bytes.Buffer
+		if _, err := ix.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	got := reread(build(t, vecs[:400], Options{Metric: L2, EfConstruction: 200, Seed: 5}))
+	if got.o.EfConstruction != 200 {
+		t.Fatalf("restored efConstruction %d, want 200", got.o.EfConstruction)
+	}
+	got.SetEfConstruction(24)
+	for i, v := range vecs[400:] {
+		if err := got.Add(uint64(400+i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkConsistent(t, got, 900)
+	again := reread(got)
+	if again.o.EfConstruction != 24 {
+		t.Fatalf("efConstruction after the second snapshot %d, want 24", again.o.EfConstruction)
+	}
+	again.SetEfConstruction(0)
+	if again.o.EfConstruction != DefaultEfConstruction {
+		t.Fatalf("SetEfConstruction(0) left %d, want %d", again.o.EfConstruction, DefaultEfConstruction)
+	}
+}

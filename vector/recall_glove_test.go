@@ -1,102 +1,33 @@
 package vector
 
 import (
-	"context"
-	"encoding/binary"
-	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/internal/testtier"
-	"github.com/contextd/contextd/model/builtin"
 )
 
 // The GloVe sentence set: real English text embedded by the built-in
-// embedder (model/builtin, 100-d, unit length).
-//
-// The text is the doc comments of the Go source tree ($GOROOT/src, test
-// files and testdata excluded, walked in lexical order), the corpus
-// fts_bench_test.go uses. Its paragraphs are too few (about 81k distinct
-// on Go 1.26), so every paragraph is split into sentences at . ! or ?
-// followed by white space, and the distinct sentences of at least five
-// words are kept (about 119k on Go 1.26). Sentences that embed to a vector
-// already seen (the embedder ignores word order and punctuation) are
-// dropped too, so the exact top 10 has no ties between copies. The
-// sentences are shuffled with a fixed seed; the first n are the
-// collection and the next ones are held-out queries.
-var (
-	gloveOnce  sync.Once
-	gloveVecs  [][]float32
-	gloveTexts int // distinct sentences before the vector dedup
-	gloveErr   error
-)
-
-// goDocSentences returns the distinct doc-comment sentences of the Go
-// source tree, in walk order (internal/testcorpus).
-func goDocSentences() ([]string, error) { return testcorpus.Sentences() }
+// embedder (model/builtin, 100-d, unit length): the distinct doc-comment
+// sentences of the Go source tree, deduplicated by vector and shuffled
+// with a fixed seed (internal/testcorpus.SentenceVectors). The first n
+// are the collection and the next ones are held-out queries.
 
 // gloveSet returns n collection vectors and nq held-out query vectors of
-// the GloVe sentence set (see above), or skips when the Go source tree
-// holds too few sentences. The set is built once per test binary.
+// the GloVe sentence set, or skips when the Go source tree holds too few
+// sentences. The set is built once per test binary.
 func gloveSet(tb testing.TB, n, nq int) (data, queries [][]float32) {
 	tb.Helper()
-	gloveOnce.Do(func() {
-		texts, err := goDocSentences()
-		if err != nil {
-			gloveErr = err
-			return
-		}
-		gloveTexts = len(texts)
-		r := rand.New(rand.NewPCG(4, 100))
-		r.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
-		// Embed on every core: the embedder is safe for concurrent use.
-		var e builtin.Embedder
-		vecs := make([][]float32, len(texts))
-		workers := runtime.GOMAXPROCS(0)
-		per := (len(texts) + workers - 1) / workers
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for w := range workers {
-			lo, hi := min(w*per, len(texts)), min((w+1)*per, len(texts))
-			wg.Go(func() {
-				vs, err := e.Embed(context.Background(), texts[lo:hi])
-				copy(vecs[lo:hi], vs)
-				errs[w] = err
-			})
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				gloveErr = err
-				return
-			}
-		}
-		seen := make(map[string]bool, len(vecs))
-		buf := make([]byte, 4*builtin.EmbedderDim)
-		for _, v := range vecs {
-			zero := true
-			for i, x := range v {
-				binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
-				zero = zero && x == 0
-			}
-			if zero || seen[string(buf)] {
-				continue
-			}
-			seen[string(buf)] = true
-			gloveVecs = append(gloveVecs, v)
-		}
-	})
-	if gloveErr != nil {
-		tb.Fatal(gloveErr)
+	vecs, _, err := testcorpus.SentenceVectors()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if len(gloveVecs) < n+nq {
-		tb.Skipf("the Go source tree gives %d distinct sentence vectors, fewer than %d", len(gloveVecs), n+nq)
+	if len(vecs) < n+nq {
+		tb.Skipf("the Go source tree gives %d distinct sentence vectors, fewer than %d", len(vecs), n+nq)
 	}
-	return gloveVecs[:n], gloveVecs[n : n+nq]
+	return vecs[:n], vecs[n : n+nq]
 }
 
 // TestRecallGloVe100k is the acceptance gate of issue #4 on real sentence
@@ -114,8 +45,9 @@ func TestRecallGloVe100k(t *testing.T) {
 	const n, nq, k = 100_000, 500, 10
 	t0 := time.Now()
 	data, queries := gloveSet(t, n, nq)
+	all, texts, _ := testcorpus.SentenceVectors()
 	t.Logf("corpus: %d distinct sentences, %d distinct vectors; loaded and embedded in %v",
-		gloveTexts, len(gloveVecs), time.Since(t0).Round(time.Millisecond))
+		texts, len(all), time.Since(t0).Round(time.Millisecond))
 
 	t0 = time.Now()
 	ix := build(t, data, Options{})

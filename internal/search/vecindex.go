@@ -98,6 +98,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 			return nil, fmt.Errorf("vector index: %w", err)
 		}
 	}
+	g.SetEfConstruction(vo.EfConstruction) // a snapshot keeps the value it was built with
 	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
 	// The watermark is the change-log head read before the reconcile.
@@ -131,6 +132,19 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 // that ceiling at half the insertion cost, which store throughput needs.
 const codesEfConstruction = 64
 
+// floatEfConstruction is the float32 graph's candidate list while
+// inserting (the default configuration keeps the floats, so this is the
+// graph every default store inserts into). Insertion was half the CPU of
+// store_context_batch at 100k (CPU profile, 2026-12-03: 47 of 107 s for
+// 110k entries, ahead of SQL and Bleve). TestQuantEfConstruction, 100k
+// built-in sentence vectors, L2, 2026-12-03 (load average 22 on the two
+// cores, so CPU figures are inflated alike): CPU per insert 526 µs at 128,
+// 338 at 96, 238 at 64; recall@10 against exact float32 at efSearch 96
+// 0.975, 0.970, 0.961 (at efSearch 128: 0.984, 0.979, 0.971). 64 cuts
+// insertion by 55 % and keeps the engine's search (k = rank.Depth, so ef
+// 100) above the 0.95 gate (TestGraphRecallSentences100k_C14).
+const floatEfConstruction = 64
+
 // graphOptions chooses the graph's storage. With the float32 vectors kept
 // (comp.CodesOnly false) the graph runs on them. Measured 2026-12-03: building on
 // codes took 30 % more CPU per insert at 100-d and 80 % more at 384-d
@@ -147,6 +161,7 @@ func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	if err != nil {
 		return vo, fmt.Errorf("vector index: %w", err)
 	}
+	vo.EfConstruction = floatEfConstruction
 	if comp.CodesOnly {
 		vo.Quantizer = q
 		vo.EfConstruction = codesEfConstruction
