@@ -65,7 +65,9 @@ if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
     # (TestStatisticsCompression_C15: 243 s instrumented, 131 s not, side
     # by side on a loaded machine), so they are compiled without it. Our
     # code, Bleve, mcp-go and pgx stay instrumented.
-    CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -gcflags='modernc.org/...=-race=false' -count=1 -timeout 25m ./... "$@"
+    # PGlite serialises its tests through one shared session; the
+    # pgvector paths ran above and this pass keeps PostgreSQL 15.
+    CONTEXTD_TEST_PGLITE_URL= CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -gcflags='modernc.org/...=-race=false' -count=1 -timeout 25m ./... "$@"
   else
     echo "no C compiler (${CC:-gcc}): the race detector needs cgo; install gcc or set CONTEXTD_RACE=0"; exit 1
   fi
