@@ -48,6 +48,9 @@ type Entry struct {
 	Tags        []string
 	CreatedAt   time.Time
 	Length      uint32 // the text's length in index terms (length.go)
+	// Metadata is the entry's metadata JSON (nil: none), kept in columns
+	// by a catalog made with NewMeta (meta.go) and ignored by others.
+	Metadata []byte
 }
 
 // Query is the caller and the structural filters of one search.
@@ -78,6 +81,8 @@ type slot struct {
 	ctype   str
 	tags    []str
 	created int64 // unix microseconds
+	// unserved: the entry's metadata is not in the columns (meta.go).
+	unserved bool
 }
 
 // str is a canonical (interned) string: the values of a slot repeat across
@@ -110,6 +115,19 @@ type Catalog struct {
 	source  map[string]*roaring.Bitmap
 	ctype   map[string]*roaring.Bitmap
 	tag     map[string]*roaring.Bitmap
+	// meta holds the metadata columns by key path (nil: the catalog
+	// keeps no metadata); unserved counts the live entries whose
+	// metadata is not in them.
+	meta     map[string]*column
+	unserved int
+}
+
+// NewMeta returns an empty catalog that also keeps every entry's metadata
+// in columns, to answer metadata conditions (List).
+func NewMeta() *Catalog {
+	c := New()
+	c.meta = map[string]*column{}
+	return c
 }
 
 // New returns an empty catalog.
@@ -204,6 +222,9 @@ func (c *Catalog) Put(e Entry) uint32 {
 	for _, t := range s.tags {
 		add(c.tag, t.Value(), ord)
 	}
+	if c.meta != nil {
+		c.putMeta(ord, e.Metadata)
+	}
 	return ord
 }
 
@@ -231,6 +252,9 @@ func (c *Catalog) clear(ord uint32) {
 	del(c.ctype, s.ctype.Value(), ord)
 	for _, t := range s.tags {
 		del(c.tag, t.Value(), ord)
+	}
+	if c.meta != nil {
+		c.clearMeta(ord)
 	}
 }
 
@@ -260,6 +284,9 @@ func (c *Catalog) Reset() {
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
+	if c.meta != nil {
+		c.meta, c.unserved = map[string]*column{}, 0
+	}
 }
 
 // Ordinal is the ordinal of a live id.
@@ -293,6 +320,11 @@ func (c *Catalog) Len() int {
 func (c *Catalog) Allowed(q Query) *roaring.Bitmap {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.allowed(q)
+}
+
+// allowed is Allowed under the caller's lock.
+func (c *Catalog) allowed(q Query) *roaring.Bitmap {
 	if q.IDs != nil {
 		// An id list (SQL's metadata matches) is usually far smaller than
 		// the readable set: start from it and test each ordinal.
