@@ -120,6 +120,9 @@ type Catalog struct {
 	// metadata is not in them.
 	meta     map[string]*column
 	unserved int
+	// blockMax bounds the creation times of each block of blockOrds
+	// ordinals (list.go).
+	blockMax []int64
 }
 
 // NewMeta returns an empty catalog that also keeps every entry's metadata
@@ -203,6 +206,7 @@ func (c *Catalog) Put(e Entry) uint32 {
 	}
 	c.slots[ord] = s
 	c.created[ord] = s.created
+	c.noteCreated(ord, s.created)
 	c.length[ord] = e.Length
 	c.tokens += uint64(e.Length)
 	c.all.Add(ord)
@@ -280,7 +284,7 @@ func (c *Catalog) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ords, c.slots, c.free, c.created = n.ords, nil, nil, nil
-	c.length, c.tokens = nil, 0
+	c.length, c.tokens, c.blockMax = nil, 0, nil
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag

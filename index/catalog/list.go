@@ -1,9 +1,9 @@
 package catalog
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -21,10 +21,14 @@ var ErrMetaUnserved = errors.New("metadata conditions not served by the catalog"
 // nil. The readable set comes first (Allowed), so the conditions only
 // ever see readable entries.
 //
-// The page is chosen with a heap of offset+limit entries over the
-// allowed ordinals: about 2 ns per allowed entry and a log factor per
-// entry that enters the page (BenchmarkList: 0.1-0.5 ms at 100,000
-// entries whatever the selectivity).
+// A condition on a column holding far fewer values than there are
+// candidates is applied by scanning the column; the others are tested
+// while the page is chosen, only on the candidates that would enter it.
+// The page is chosen by walking the candidates from the highest ordinal
+// down (ordinals are handed out in arrival order, which is about
+// created-at order, so the page fills with the newest first and most
+// later candidates are rejected by one comparison of creation times) with
+// a heap of offset+limit entries: BenchmarkList, README "Performance".
 func (c *Catalog) List(q Query, meta []MetaCond, offset, limit int) ([]string, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -32,13 +36,101 @@ func (c *Catalog) List(q Query, meta []MetaCond, offset, limit int) ([]string, e
 		return nil, ErrMetaUnserved
 	}
 	b := c.allowed(q)
-	if len(meta) > 0 {
-		var err error
-		if b, err = c.matchMeta(b, meta); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMetaUnserved, err)
+	lazy, err := c.narrow(b, meta)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMetaUnserved, err)
+	}
+	return c.page(b, lazy, max(offset, 0), limit), nil
+}
+
+// lazyCond is a condition tested per candidate.
+type lazyCond struct {
+	p   pred
+	col *column
+}
+
+// narrow compiles meta (every condition, so a condition the catalog
+// refuses is refused whatever the candidates), intersects b with the
+// matches of the conditions whose column holds few values, and returns
+// the others.
+func (c *Catalog) narrow(b *roaring.Bitmap, meta []MetaCond) ([]lazyCond, error) {
+	conds := make([]lazyCond, len(meta))
+	for i, mc := range meta {
+		p, err := compile(mc)
+		if err != nil {
+			return nil, err
+		}
+		col := c.meta[pathKey(mc.Path)]
+		if col == nil {
+			col = &column{sparse: map[uint32]cell{}}
+		}
+		conds[i] = lazyCond{p, col}
+	}
+	var lazy []lazyCond
+	for _, lc := range conds {
+		if lc.p(lc.col, 0, cell{}) || uint64(lc.col.n)*scanColumn >= b.GetCardinality() {
+			lazy = append(lazy, lc)
+			continue
+		}
+		b.And(c.scanColumn(lc))
+	}
+	return lazy, nil
+}
+
+// scanColumn: a column is scanned (rather than its condition tested per
+// candidate) when it holds fewer than 1/scanColumn as many values as
+// there are candidates.
+const scanColumn = 8
+
+// scanColumn is the ordinals whose value in lc's column passes lc (the
+// column's absent values never do).
+func (c *Catalog) scanColumn(lc lazyCond) *roaring.Bitmap {
+	col := lc.col
+	hits := make([]uint32, 0, 64)
+	if col.sparse != nil {
+		for o, x := range col.sparse {
+			if lc.p(col, o, x) {
+				hits = append(hits, o)
+			}
+		}
+		slices.Sort(hits)
+	} else {
+		for o, k := range col.kinds {
+			if k != kAbsent && lc.p(col, uint32(o), cell{k, col.vals[o]}) {
+				hits = append(hits, uint32(o))
+			}
 		}
 	}
-	return c.page(b, max(offset, 0), limit), nil
+	return roaring.BitmapOf(hits...)
+}
+
+// blockOrds is the ordinals per blockMax entry: 8 bytes per 1,024
+// entries, and a page whose entries arrived in created-at order stops
+// within a block of its oldest entry.
+const blockOrds = 1024
+
+// noteCreated raises the creation-time bound of ord's block (bounds are
+// never lowered: a removed or replaced entry leaves a bound that is still
+// an upper bound).
+func (c *Catalog) noteCreated(ord uint32, at int64) {
+	blk := int(ord / blockOrds)
+	for len(c.blockMax) <= blk {
+		c.blockMax = append(c.blockMax, -1<<63)
+	}
+	c.blockMax[blk] = max(c.blockMax[blk], at)
+}
+
+// prefixMax is, per block, the latest creation time of it and every
+// lower block.
+func (c *Catalog) prefixMax() []int64 {
+	out := make([]int64, len(c.blockMax)+1)
+	m := int64(-1 << 63)
+	for i, v := range c.blockMax {
+		m = max(m, v)
+		out[i] = m
+	}
+	out[len(c.blockMax)] = m
+	return out
 }
 
 // newer reports whether ordinal a comes before b in newest-first order.
@@ -49,8 +141,9 @@ func (c *Catalog) newer(a, b uint32) bool {
 	return c.slots[a].id > c.slots[b].id
 }
 
-// page selects b's newest-first entries [offset, offset+limit).
-func (c *Catalog) page(b *roaring.Bitmap, offset, limit int) []string {
+// page selects the newest-first entries [offset, offset+limit) of the
+// ordinals of b passing every lazy condition.
+func (c *Catalog) page(b *roaring.Bitmap, lazy []lazyCond, offset, limit int) []string {
 	total := int(b.GetCardinality())
 	if offset >= total {
 		return []string{}
@@ -59,47 +152,91 @@ func (c *Catalog) page(b *roaring.Bitmap, offset, limit int) []string {
 	if limit > 0 {
 		k = min(total, offset+limit)
 	}
-	// h holds the k newest seen so far, the oldest of them on top.
-	h := &ordHeap{c: c, o: make([]uint32, 0, k)}
-	buf := make([]uint32, 256)
-	it := b.ManyIterator()
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		for _, o := range buf[:n] {
-			switch {
-			case len(h.o) < k:
-				heap.Push(h, o)
-			case c.newer(o, h.o[0]):
-				h.o[0] = o
-				heap.Fix(h, 0)
+	// h holds the k newest passing entries seen so far, the oldest of
+	// them at h[0]. The walk goes down the ordinals of a dense copy of b
+	// and stops once no lower block can hold an entry created after
+	// h[0] (blockMax).
+	h := make([]uint32, 0, k)
+	pref := c.prefixMax()
+	dense := b.ToDense()
+	for w := len(dense) - 1; w >= 0; w-- {
+		word := dense[w]
+		if word == 0 {
+			continue
+		}
+		if len(h) == k && pref[w*64/blockOrds] < c.created[h[0]] {
+			break
+		}
+		for word != 0 {
+			bit := 63 - bits.LeadingZeros64(word)
+			word &^= 1 << bit
+			o := uint32(w*64 + bit)
+			if len(h) == k && (c.created[o] < c.created[h[0]] || !c.newer(o, h[0])) {
+				continue
 			}
+			if !passes(lazy, o) {
+				continue
+			}
+			if len(h) < k {
+				h = append(h, o)
+				c.siftUp(h, len(h)-1)
+				continue
+			}
+			h[0] = o
+			c.siftDown(h, 0)
 		}
 	}
-	slices.SortFunc(h.o, func(a, b uint32) int {
+	slices.SortFunc(h, func(a, b uint32) int {
 		if c.newer(a, b) {
 			return -1
 		}
 		return 1
 	})
-	out := make([]string, 0, len(h.o)-offset)
-	for _, o := range h.o[offset:] {
+	if offset >= len(h) {
+		return []string{}
+	}
+	out := make([]string, 0, len(h)-offset)
+	for _, o := range h[offset:] {
 		out = append(out, c.slots[o].id)
 	}
 	return out
 }
 
-// ordHeap is a min-heap of ordinals in newest-first order (the oldest on
-// top).
-type ordHeap struct {
-	c *Catalog
-	o []uint32
+func passes(lazy []lazyCond, o uint32) bool {
+	for _, lc := range lazy {
+		if !lc.p(lc.col, o, lc.col.get(o)) {
+			return false
+		}
+	}
+	return true
 }
 
-func (h *ordHeap) Len() int           { return len(h.o) }
-func (h *ordHeap) Less(i, j int) bool { return h.c.newer(h.o[j], h.o[i]) }
-func (h *ordHeap) Swap(i, j int)      { h.o[i], h.o[j] = h.o[j], h.o[i] }
-func (h *ordHeap) Push(x any)         { h.o = append(h.o, x.(uint32)) }
-func (h *ordHeap) Pop() any {
-	x := h.o[len(h.o)-1]
-	h.o = h.o[:len(h.o)-1]
-	return x
+// siftUp and siftDown keep h a min-heap in newest-first order (the
+// oldest at h[0]).
+func (c *Catalog) siftUp(h []uint32, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !c.newer(h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (c *Catalog) siftDown(h []uint32, i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && c.newer(h[m], h[l]) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && c.newer(h[m], h[r]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

@@ -3,10 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // MetaCond is one metadata condition of metadata_filters (or of the
@@ -238,60 +235,4 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
-}
-
-// matchMeta keeps the ordinals of b (the candidates, owned by the
-// caller) passing every condition. A condition walks the candidates when
-// they are fewer than the column's values, else the column's values.
-func (c *Catalog) matchMeta(b *roaring.Bitmap, conds []MetaCond) (*roaring.Bitmap, error) {
-	preds := make([]pred, len(conds))
-	for i, mc := range conds {
-		p, err := compile(mc)
-		if err != nil {
-			return nil, err // refused whatever the candidates
-		}
-		preds[i] = p
-	}
-	for i, mc := range conds {
-		if b.IsEmpty() {
-			return b, nil
-		}
-		p := preds[i]
-		col := c.meta[pathKey(mc.Path)]
-		if col == nil {
-			col = &column{sparse: map[uint32]cell{}}
-		}
-		if p(col, 0, cell{}) || uint64(col.n) >= b.GetCardinality() {
-			// Absent values match (not_exists), or the candidates are
-			// the fewer: test each candidate.
-			keep := c.buf(int(b.GetCardinality()))
-			it := b.ManyIterator()
-			for n := it.NextMany(keep[len(keep):cap(keep)]); n > 0; n = it.NextMany(keep[len(keep):cap(keep)]) {
-				for _, o := range keep[len(keep) : len(keep)+n] {
-					if p(col, o, col.get(o)) {
-						keep = append(keep, o)
-					}
-				}
-			}
-			b = roaring.BitmapOf(keep...)
-			continue
-		}
-		hits := c.buf(col.n)
-		if col.sparse != nil {
-			for o, x := range col.sparse {
-				if p(col, o, x) {
-					hits = append(hits, o)
-				}
-			}
-			slices.Sort(hits)
-		} else {
-			for o, k := range col.kinds {
-				if k != kAbsent && p(col, uint32(o), cell{k, col.vals[o]}) {
-					hits = append(hits, uint32(o))
-				}
-			}
-		}
-		b.And(roaring.BitmapOf(hits...))
-	}
-	return b, nil
 }
