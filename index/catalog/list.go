@@ -35,12 +35,28 @@ func (c *Catalog) List(q Query, meta []MetaCond, offset, limit int) ([]string, e
 	if len(meta) > 0 && (c.meta == nil || c.unserved > 0) {
 		return nil, ErrMetaUnserved
 	}
+	// Dates are tested during the walk (one comparison per candidate
+	// reached) instead of filtering every allowed entry first: a window
+	// over the newer half took 14 ms that way at 100,000 entries on the
+	// loaded machine, the walk stops after the page.
+	w := walk{lo: -1 << 63, hi: 1<<63 - 1}
+	if q.Start != nil || q.End != nil {
+		w.lo, w.hi = dateBounds(q)
+		q.Start, q.End = nil, nil
+	}
 	b := c.allowed(q)
-	lazy, err := c.narrow(b, meta)
-	if err != nil {
+	var err error
+	if w.lazy, err = c.narrow(b, meta); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMetaUnserved, err)
 	}
-	return c.page(b, lazy, max(offset, 0), limit), nil
+	return c.page(b, w, max(offset, 0), limit), nil
+}
+
+// walk is what page tests per candidate: the creation-time bounds and
+// the conditions not applied as bitmaps.
+type walk struct {
+	lo, hi int64
+	lazy   []lazyCond
 }
 
 // lazyCond is a condition tested per candidate.
@@ -68,7 +84,7 @@ func (c *Catalog) narrow(b *roaring.Bitmap, meta []MetaCond) ([]lazyCond, error)
 	}
 	var lazy []lazyCond
 	for _, lc := range conds {
-		if lc.p(lc.col, 0, cell{}) || uint64(lc.col.n)*scanColumn >= b.GetCardinality() {
+		if lc.p(lc.col, 0, cell{}) || uint64(estimate(lc))*scanColumn >= b.GetCardinality() {
 			lazy = append(lazy, lc)
 			continue
 		}
@@ -81,6 +97,25 @@ func (c *Catalog) narrow(b *roaring.Bitmap, meta []MetaCond) ([]lazyCond, error)
 // candidate) when it holds fewer than 1/scanColumn as many values as
 // there are candidates.
 const scanColumn = 8
+
+// estimate bounds how many values of lc's column pass lc: the holders
+// of the dictionary strings that pass plus every non-string value, or
+// all the column's values when its dictionary is too large to test (a
+// status field's three strings are tested at once: a rare status then
+// scans the column instead of testing candidates until the page fills).
+func estimate(lc lazyCond) int {
+	col := lc.col
+	if len(col.strs) > 1024 {
+		return col.n
+	}
+	n := col.n
+	for id, r := range col.refs {
+		if r > 0 && !lc.p(col, 0, cell{kText, uint64(id)}) {
+			n -= int(r)
+		}
+	}
+	return n
+}
 
 // scanColumn is the ordinals whose value in lc's column passes lc (the
 // column's absent values never do).
@@ -143,7 +178,7 @@ func (c *Catalog) newer(a, b uint32) bool {
 
 // page selects the newest-first entries [offset, offset+limit) of the
 // ordinals of b passing every lazy condition.
-func (c *Catalog) page(b *roaring.Bitmap, lazy []lazyCond, offset, limit int) []string {
+func (c *Catalog) page(b *roaring.Bitmap, w walk, offset, limit int) []string {
 	total := int(b.GetCardinality())
 	if offset >= total {
 		return []string{}
@@ -159,22 +194,23 @@ func (c *Catalog) page(b *roaring.Bitmap, lazy []lazyCond, offset, limit int) []
 	h := make([]uint32, 0, k)
 	pref := c.prefixMax()
 	dense := b.ToDense()
-	for w := len(dense) - 1; w >= 0; w-- {
-		word := dense[w]
+	for i := len(dense) - 1; i >= 0; i-- {
+		word := dense[i]
 		if word == 0 {
 			continue
 		}
-		if len(h) == k && pref[w*64/blockOrds] < c.created[h[0]] {
+		if pm := pref[i*64/blockOrds]; pm < w.lo || len(h) == k && pm < c.created[h[0]] {
 			break
 		}
 		for word != 0 {
 			bit := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << bit
-			o := uint32(w*64 + bit)
-			if len(h) == k && (c.created[o] < c.created[h[0]] || !c.newer(o, h[0])) {
+			o := uint32(i*64 + bit)
+			at := c.created[o]
+			if at < w.lo || at > w.hi || len(h) == k && (at < c.created[h[0]] || !c.newer(o, h[0])) {
 				continue
 			}
-			if !passes(lazy, o) {
+			if !passes(w.lazy, o) {
 				continue
 			}
 			if len(h) < k {

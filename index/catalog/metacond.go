@@ -43,6 +43,28 @@ func cmpNum(kind uint8, v uint64, bound any) int {
 	return 2 // not a number: no ordering
 }
 
+// numCmp is cmpNum with its bound's type resolved once (a condition is
+// tested on up to every entry).
+func numCmp(bound any) func(kind uint8, v uint64) int {
+	switch b := bound.(type) {
+	case int64:
+		return func(kind uint8, v uint64) int {
+			if kind == kInt {
+				return cmp3(int64(v), b)
+			}
+			return -cmpIntFloat(b, math.Float64frombits(v))
+		}
+	case float64:
+		return func(kind uint8, v uint64) int {
+			if kind == kInt {
+				return cmpIntFloat(int64(v), b)
+			}
+			return cmp3(math.Float64frombits(v), b)
+		}
+	}
+	return func(uint8, uint64) int { return 2 }
+}
+
 func cmp3[T int64 | float64](a, b T) int {
 	switch {
 	case a < b:
@@ -87,8 +109,9 @@ func compile(c MetaCond) (pred, error) {
 			want := fold(v)
 			return textPred(func(s string) bool { return (fold(s) == want) != neg }), nil
 		case int64, float64:
+			cmp := numCmp(v)
 			return func(_ *column, _ uint32, x cell) bool {
-				return isNum(x.kind) && (cmpNum(x.kind, x.v, v) == 0) != neg
+				return isNum(x.kind) && (cmp(x.kind, x.v) == 0) != neg
 			}, nil
 		case bool:
 			want := kFalse
@@ -106,7 +129,8 @@ func compile(c MetaCond) (pred, error) {
 		case string:
 			return textPred(func(s string) bool { return ok(strings.Compare(s, v)) }), nil
 		case int64, float64:
-			return func(_ *column, _ uint32, x cell) bool { return isNum(x.kind) && ok(cmpNum(x.kind, x.v, v)) }, nil
+			cmp := numCmp(v)
+			return func(_ *column, _ uint32, x cell) bool { return isNum(x.kind) && ok(cmp(x.kind, x.v)) }, nil
 		}
 	case "in", "not_in":
 		strs := map[string]bool{}
