@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // benchMeta is the i-th entry's metadata as contextd bench stores it:
@@ -78,6 +80,7 @@ func BenchmarkList(b *testing.B) {
 				tc.q.Principal = "local"
 				b.ReportAllocs()
 				var got int
+				stop := testtier.CPU(b)
 				for b.Loop() {
 					ids, err := c.List(tc.q, tc.meta, 0, 50)
 					if err != nil {
@@ -85,6 +88,7 @@ func BenchmarkList(b *testing.B) {
 					}
 					got = len(ids)
 				}
+				stop()
 				b.ReportMetric(float64(got), "ids")
 			})
 		}

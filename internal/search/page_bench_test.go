@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 )
@@ -102,6 +103,7 @@ func benchPage(b *testing.B, n int) {
 					ctx := context.Background()
 					b.ReportAllocs()
 					var got int
+					stop := testtier.CPU(b)
 					for b.Loop() {
 						var res persist.SearchResult
 						var err error
@@ -115,6 +117,7 @@ func benchPage(b *testing.B, n int) {
 						}
 						got = len(res.Entries)
 					}
+					stop()
 					b.ReportMetric(float64(got), "entries")
 				})
 			}
