@@ -115,7 +115,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*SearchResponse
 		}
 		return resp, nil
 	}
-	res, err := e.st.Search(ctx, acc, persist.SearchQuery{
+	res, err := e.fts.Page(ctx, acc, persist.SearchQuery{
 		Filter: f.Filter, Limit: limit, Offset: req.Offset, Images: req.IncludeImages, Explain: req.ExplainQuery,
 	})
 	if err != nil {

@@ -65,6 +65,7 @@ type Doc struct {
 	ContentType string
 	Tags        []string
 	CreatedAt   time.Time
+	Metadata    []byte // JSON; nil: none (the catalog's metadata columns)
 }
 
 // Index is an open full-text index. It is safe for concurrent use: Apply
@@ -170,7 +171,7 @@ func Open(o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	ix := &Index{lang: o.Language, cat: catalog.New(), stop: stop}
+	ix := &Index{lang: o.Language, cat: catalog.NewMeta(), stop: stop}
 	if o.Dir != "" {
 		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
 		switch {

@@ -92,7 +92,9 @@ type IndexSource interface {
 	// ScanIndexDocs pages through every entry in id order, after afterID.
 	ScanIndexDocs(ctx context.Context, afterID string, limit int) ([]IndexDoc, error)
 	// ScanAccessDocs is ScanIndexDocs without the text (Text is ""): what
-	// an access catalog needs, far less to read at start-up.
+	// an access catalog needs (metadata included: the full-text index's
+	// catalog answers search_context's metadata filters), far less to read
+	// at start-up.
 	ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]IndexDoc, error)
 	// FilterIDs returns the ids of readable entries matching f: the
 	// allowed set of filters only SQL evaluates (metadata conditions).

@@ -48,6 +48,9 @@ type Entry struct {
 	Tags        []string
 	CreatedAt   time.Time
 	Length      uint32 // the text's length in index terms (length.go)
+	// Metadata is the entry's metadata JSON (nil: none), kept in columns
+	// by a catalog made with NewMeta (meta.go) and ignored by others.
+	Metadata []byte
 }
 
 // Query is the caller and the structural filters of one search.
@@ -78,6 +81,8 @@ type slot struct {
 	ctype   str
 	tags    []str
 	created int64 // unix microseconds
+	// unserved: the entry's metadata is not in the columns (meta.go).
+	unserved bool
 }
 
 // str is a canonical (interned) string: the values of a slot repeat across
@@ -110,6 +115,22 @@ type Catalog struct {
 	source  map[string]*roaring.Bitmap
 	ctype   map[string]*roaring.Bitmap
 	tag     map[string]*roaring.Bitmap
+	// meta holds the metadata columns by key path (nil: the catalog
+	// keeps no metadata); unserved counts the live entries whose
+	// metadata is not in them.
+	meta     map[string]*column
+	unserved int
+	// blockMax bounds the creation times of each block of blockOrds
+	// ordinals (list.go).
+	blockMax []int64
+}
+
+// NewMeta returns an empty catalog that also keeps every entry's metadata
+// in columns, to answer metadata conditions (List).
+func NewMeta() *Catalog {
+	c := New()
+	c.meta = map[string]*column{}
+	return c
 }
 
 // New returns an empty catalog.
@@ -185,6 +206,7 @@ func (c *Catalog) Put(e Entry) uint32 {
 	}
 	c.slots[ord] = s
 	c.created[ord] = s.created
+	c.noteCreated(ord, s.created)
 	c.length[ord] = e.Length
 	c.tokens += uint64(e.Length)
 	c.all.Add(ord)
@@ -203,6 +225,9 @@ func (c *Catalog) Put(e Entry) uint32 {
 	add(c.ctype, s.ctype.Value(), ord)
 	for _, t := range s.tags {
 		add(c.tag, t.Value(), ord)
+	}
+	if c.meta != nil {
+		c.putMeta(ord, e.Metadata)
 	}
 	return ord
 }
@@ -232,6 +257,9 @@ func (c *Catalog) clear(ord uint32) {
 	for _, t := range s.tags {
 		del(c.tag, t.Value(), ord)
 	}
+	if c.meta != nil {
+		c.clearMeta(ord)
+	}
 }
 
 // Remove removes the entry id; false when it is not in the catalog. Its
@@ -256,10 +284,13 @@ func (c *Catalog) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ords, c.slots, c.free, c.created = n.ords, nil, nil, nil
-	c.length, c.tokens = nil, 0
+	c.length, c.tokens, c.blockMax = nil, 0, nil
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
+	if c.meta != nil {
+		c.meta, c.unserved = map[string]*column{}, 0
+	}
 }
 
 // Ordinal is the ordinal of a live id.
@@ -293,6 +324,11 @@ func (c *Catalog) Len() int {
 func (c *Catalog) Allowed(q Query) *roaring.Bitmap {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.allowed(q)
+}
+
+// allowed is Allowed under the caller's lock.
+func (c *Catalog) allowed(q Query) *roaring.Bitmap {
 	if q.IDs != nil {
 		// An id list (SQL's metadata matches) is usually far smaller than
 		// the readable set: start from it and test each ordinal.

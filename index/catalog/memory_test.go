@@ -20,10 +20,16 @@ func scanned(i int) Entry {
 }
 
 // BenchmarkCatalogMemory reports the live heap a catalog of n scanned
-// entries holds, per entry (B/entry), at a sweep of sizes.
+// entries holds, per entry (B/entry), at a sweep of sizes; meta=true is
+// the full-text index's catalog, which also keeps the bench's metadata
+// ({status, priority, seq}) in its columns.
 func BenchmarkCatalogMemory(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+	for _, tc := range []struct {
+		n    int
+		meta bool
+	}{{10_000, false}, {10_000, true}, {100_000, false}, {100_000, true}} {
+		n := tc.n
+		b.Run(fmt.Sprintf("n=%d/meta=%t", n, tc.meta), func(b *testing.B) {
 			b.ReportAllocs()
 			var perEntry float64
 			for b.Loop() {
@@ -31,8 +37,15 @@ func BenchmarkCatalogMemory(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&before)
 				c := New()
+				if tc.meta {
+					c = NewMeta()
+				}
 				for i := range n {
-					c.Put(scanned(i))
+					e := scanned(i)
+					if tc.meta {
+						e.Metadata = benchMeta(i)
+					}
+					c.Put(e)
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)

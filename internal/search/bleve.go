@@ -33,7 +33,7 @@ func docOf(d *persist.IndexDoc) index.Doc {
 		ID: d.ID, Text: d.Text, Owner: d.Owner, Public: d.Visibility == visibilityPublic,
 		Readers:  readers(d.Grants),
 		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
-		Tags: d.Tags, CreatedAt: d.CreatedAt,
+		Tags: d.Tags, CreatedAt: d.CreatedAt, Metadata: d.Metadata,
 	}
 }
 

@@ -24,7 +24,7 @@ func (s *Store) ScanIndexDocs(ctx context.Context, afterID string, limit int) ([
 	return s.scan(ctx, entryCols, afterID, limit)
 }
 
-// ScanAccessDocs is ScanIndexDocs without the text, metadata and summary.
+// ScanAccessDocs is ScanIndexDocs without the text and summary.
 func (s *Store) ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
 	return s.scan(ctx, accessCols, afterID, limit)
 }

@@ -39,9 +39,9 @@ var _ persist.Reader = reader{}
 const entryCols = `e.id, e.thread_id, e.source, e.content_type, e.text_content, e.metadata_text,
 	e.summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
 
-// accessCols are entryCols without the text, metadata and summary: what an
-// index's access catalog keeps.
-const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, NULL::text AS metadata_text,
+// accessCols are entryCols without the text and summary: what an index's
+// access catalog keeps (the metadata answers search_context's filters).
+const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata_text,
 	NULL::text AS summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
 
 func scanEntry(row pgx.CollectableRow) (persist.Entry, error) {

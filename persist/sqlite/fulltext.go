@@ -276,12 +276,12 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 
 // accessCols are entryCols without the text, metadata and summary: what
 // an index's access catalog keeps.
-const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, NULL AS metadata,
+const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata,
 	NULL AS summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
 
-// ScanAccessDocs is ScanIndexDocs without the text, metadata and summary:
-// the pages an index's access catalog is loaded from at start-up, which
-// need not read every stored text.
+// ScanAccessDocs is ScanIndexDocs without the text and summary: the pages
+// an index's access catalog (with the metadata its filters are answered
+// from) is loaded from at start-up, which need not read every stored text.
 func (s *Store) ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
 	b := &sqlb{}
 	b.w("SELECT " + accessCols + " FROM context_entries e WHERE e.id > ").arg(afterID).w(" ORDER BY e.id LIMIT ").arg(limit)
