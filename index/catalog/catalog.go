@@ -251,12 +251,15 @@ func (c *Catalog) Remove(id string) bool {
 }
 
 // Reset empties the catalog (for a rebuild).
-func (c *Catalog) Reset() {
-	n := New()
+func (c *Catalog) Reset() { c.Replace(New()) }
+
+// Replace makes c hold what n holds (a catalog read from a snapshot, or
+// an empty one); n must not be used afterwards.
+func (c *Catalog) Replace(n *Catalog) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ords, c.slots, c.free, c.created = n.ords, nil, nil, nil
-	c.length, c.tokens = nil, 0
+	c.ords, c.slots, c.free, c.created = n.ords, n.slots, n.free, n.created
+	c.length, c.tokens = n.length, n.tokens
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
