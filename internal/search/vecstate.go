@@ -1,0 +1,327 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/vector"
+)
+
+// The vector index's state snapshot. The graph snapshot (hnsw.snap) holds
+// the vectors and their links; this file holds the rest of what start-up
+// used to rebuild from SQL: the catalog of the entries (access fields and
+// filters, with their ordinals), the chunk map (chunk key -> entry
+// ordinal and text range) and the change-log Mark both cover. Without it,
+// start-up scanned every entry and every stored vector (of 100k entries,
+// 11.9 s of the 12.1 s until searchable, 2026-12-03); with it, start-up
+// reads two files and replays the change log after the watermark.
+//
+// Both files are written from one consistent state (the applier is held
+// off while they are filled) and carry the same watermark: the graph's
+// own (vector.Index.SetWatermark) and this file's. A crash between the
+// two renames leaves watermarks that differ, as does any other mix, and
+// then start-up falls back to reconciling the graph with SQL, which is
+// always right.
+//
+// Format, little-endian, varints as encoding/binary's:
+//
+//	magic "CXVSTAT1"
+//	watermark uvarint, mark entry (length uvarint, bytes)
+//	chunks uvarint (the graph's live vectors)
+//	catalog: length uvarint, catalog.Encode's bytes
+//	entries uvarint; per entry: ordinal uvarint, keys uvarint, per key
+//	         (ascending) key delta uvarint, index, start, end (zigzag varints)
+//	crc32 (Castagnoli) u32 of every byte before it
+
+const (
+	vectorStateFile  = "state.snap"
+	vectorStateMagic = "CXVSTAT1"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// vecState is a decoded state snapshot.
+type vecState struct {
+	mark    follow.Mark
+	nchunks int
+	cat     *catalog.Catalog
+	chunks  map[uint64]chunkRef
+	byEntry map[string][]uint64
+}
+
+// encodeState appends the state snapshot of vi to buf. The caller holds
+// emu (read), so no apply changes the catalog or the chunks meanwhile.
+func (vi *vecIndex) encodeState(buf []byte, m follow.Mark) []byte {
+	start := len(buf)
+	buf = append(buf, vectorStateMagic...)
+	buf = binary.AppendUvarint(buf, uint64(m.Seq))
+	buf = binary.AppendUvarint(buf, uint64(len(m.Entry)))
+	buf = append(buf, m.Entry...)
+	buf = binary.AppendUvarint(buf, uint64(len(vi.chunks)))
+	cat := vi.cat.Encode(nil)
+	buf = binary.AppendUvarint(buf, uint64(len(cat)))
+	buf = append(buf, cat...)
+	buf = binary.AppendUvarint(buf, uint64(len(vi.byEntry)))
+	for id, keys := range vi.byEntry {
+		ord, _ := vi.cat.Ordinal(id)
+		buf = binary.AppendUvarint(buf, uint64(ord))
+		buf = binary.AppendUvarint(buf, uint64(len(keys)))
+		prev := uint64(0)
+		for _, k := range keys {
+			r := vi.chunks[k]
+			buf = binary.AppendUvarint(buf, k-prev)
+			prev = k
+			buf = binary.AppendVarint(buf, int64(r.index))
+			buf = binary.AppendVarint(buf, int64(r.start))
+			buf = binary.AppendVarint(buf, int64(r.end))
+		}
+	}
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
+}
+
+// stateReader decodes a state snapshot held in memory; the first error
+// sticks.
+type stateReader struct {
+	b   []byte
+	err error
+}
+
+func (r *stateReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("truncated")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *stateReader) int() int {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
+		r.err = errors.New("bad chunk range")
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+// count reads a count of items each at least min bytes long.
+func (r *stateReader) count(min int) int {
+	v := r.uvarint()
+	if r.err == nil && v > uint64(len(r.b)/min) {
+		r.err = fmt.Errorf("count %d exceeds the data", v)
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(v)
+}
+
+func (r *stateReader) bytes(n int) []byte {
+	if r.err == nil && n > len(r.b) {
+		r.err = errors.New("truncated")
+	}
+	if r.err != nil {
+		return nil
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p
+}
+
+// decodeState reads a state snapshot; any damage is an error.
+func decodeState(data []byte) (*vecState, error) {
+	if len(data) < len(vectorStateMagic)+4 || string(data[:len(vectorStateMagic)]) != vectorStateMagic {
+		return nil, errors.New("bad magic")
+	}
+	body := data[:len(data)-4]
+	if got, want := binary.LittleEndian.Uint32(data[len(body):]), crc32.Checksum(body, castagnoli); got != want {
+		return nil, fmt.Errorf("checksum %08x, want %08x", got, want)
+	}
+	r := &stateReader{b: body[len(vectorStateMagic):]}
+	s := &vecState{}
+	seq := r.uvarint()
+	if seq > math.MaxInt64 {
+		return nil, errors.New("bad watermark")
+	}
+	s.mark = follow.Mark{Seq: int64(seq), Entry: string(r.bytes(r.count(1)))}
+	s.nchunks = int(r.uvarint())
+	cat := r.bytes(r.count(1))
+	if r.err != nil {
+		return nil, r.err
+	}
+	var err error
+	if s.cat, err = catalog.Decode(cat); err != nil {
+		return nil, err
+	}
+	n := r.count(2)
+	if n != s.cat.Len() && r.err == nil {
+		r.err = fmt.Errorf("%d entries with chunks, %d in the catalog", n, s.cat.Len())
+	}
+	if r.err != nil || s.nchunks > len(r.b)/4 {
+		return nil, cmpErr(r.err, errors.New("chunk count exceeds the data"))
+	}
+	s.chunks = make(map[uint64]chunkRef, s.nchunks)
+	s.byEntry = make(map[string][]uint64, n)
+	// Every entry's keys are slices of one array (they are replaced,
+	// never appended to: setChunks, dropChunks).
+	all := make([]uint64, 0, s.nchunks)
+	for range n {
+		ord := r.uvarint()
+		k := r.count(4)
+		if r.err != nil {
+			break
+		}
+		if ord > math.MaxUint32 {
+			return nil, fmt.Errorf("chunks of ordinal %d", ord)
+		}
+		id, ok := s.cat.ID(uint32(ord))
+		if !ok {
+			return nil, fmt.Errorf("chunks of ordinal %d, not in the catalog", ord)
+		}
+		if _, dup := s.byEntry[id]; dup {
+			return nil, fmt.Errorf("chunks of %s twice", id)
+		}
+		if len(all)+k > s.nchunks {
+			return nil, errors.New("more chunks than counted")
+		}
+		from := len(all)
+		key := uint64(0)
+		for j := range k {
+			d := r.uvarint()
+			if j > 0 && d == 0 {
+				r.err = errors.New("chunk keys out of order")
+			}
+			key += d
+			ref := chunkRef{ord: uint32(ord), index: r.int(), start: r.int(), end: r.int()}
+			if r.err != nil {
+				break
+			}
+			if _, dup := s.chunks[key]; dup {
+				return nil, fmt.Errorf("chunk %d twice", key)
+			}
+			s.chunks[key] = ref
+			all = append(all, key)
+		}
+		s.byEntry[id] = all[from:len(all):len(all)]
+	}
+	if r.err == nil && (len(all) != s.nchunks || len(r.b) != 0) {
+		r.err = fmt.Errorf("%d chunks of %d counted, %d bytes left", len(all), s.nchunks, len(r.b))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return s, nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// loadState reads the state snapshot that goes with graph g; nil with the
+// reason when there is none usable. A usable one covers the graph exactly
+// (same watermark, one chunk per live vector) and names a row of this
+// store's change log. foreign reports a snapshot of another database (or
+// of a later state of a restored one): its graph is not reconciled but
+// dropped, since its keys may name other vectors there.
+func (vi *vecIndex) loadState(ctx context.Context, g *vector.Index) (s *vecState, why string, foreign bool, err error) {
+	data, err := os.ReadFile(filepath.Join(vi.dir, vectorStateFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, "no state snapshot", false, nil
+	case err != nil:
+		return nil, fmt.Sprintf("state snapshot unreadable (%v)", err), false, nil
+	}
+	if s, err = decodeState(data); err != nil {
+		return nil, fmt.Sprintf("state snapshot unusable (%v)", err), false, nil
+	}
+	if uint64(s.mark.Seq) != g.Watermark() {
+		return nil, fmt.Sprintf("state snapshot at %d, graph snapshot at %d", s.mark.Seq, g.Watermark()), false, nil
+	}
+	if s.nchunks != g.Len() {
+		return nil, fmt.Sprintf("state snapshot has %d chunks, the graph %d", s.nchunks, g.Len()), false, nil
+	}
+	if why, err = s.mark.Check(ctx, vi.st); err != nil {
+		return nil, "", false, fmt.Errorf("vector index: %w", err)
+	}
+	if why != "" {
+		return nil, why, true, nil
+	}
+	return s, "", false, nil
+}
+
+// writeSnapshot writes the graph and the state snapshot to the index
+// directory atomically (follow.Create: temporary files, sync, rename,
+// directory sync). The applier is held off while both are filled, so
+// they describe one watermark; searches go on meanwhile.
+func (vi *vecIndex) writeSnapshot() error {
+	if vi.dir == "" {
+		return nil
+	}
+	vi.snapMu.Lock()
+	defer vi.snapMu.Unlock()
+	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	graph, err := follow.Create(filepath.Join(vi.dir, vectorSnapshotFile))
+	if err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	defer graph.Abort()
+	state, err := follow.Create(filepath.Join(vi.dir, vectorStateFile))
+	if err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	defer state.Abort()
+	vi.emu.Lock()
+	vi.changed = 0
+	vi.emu.Unlock()
+	vi.lastSnap = time.Now()
+	if err := vi.fillSnapshot(graph.File, state.File); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	// 0o600: the mode the graph snapshot has always had (os.CreateTemp's).
+	if err := graph.Commit(0o600); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	if err := state.Commit(0o600); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	return nil
+}
+
+// fillSnapshot writes the graph and the state of one watermark.
+func (vi *vecIndex) fillSnapshot(graph, state io.Writer) error {
+	vi.emu.RLock()
+	defer vi.emu.RUnlock()
+	m, err := follow.MarkAt(context.Background(), vi.st, vi.wm)
+	if err != nil {
+		return err
+	}
+	vi.g.SetWatermark(uint64(vi.wm))
+	if _, err := vi.g.WriteTo(graph); err != nil {
+		return err
+	}
+	_, err = state.Write(vi.encodeState(nil, m))
+	return err
+}
