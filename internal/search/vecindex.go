@@ -97,12 +97,20 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	if vi.codec, err = compress.New(comp, dim); err != nil {
 		return nil, fmt.Errorf("vector index: %w", err)
 	}
+	var ls loadedState
+	done := make(chan struct{})
+	if vi.dir != "" {
+		go func() { defer close(done); ls = vi.readState() }()
+	} else {
+		close(done)
+	}
 	g, why := vi.loadSnapshot(dim, vo)
+	<-done
 	var state *vecState
 	if g != nil {
 		// The state snapshot (vecstate.go) spares the scans of SQL.
 		var foreign bool
-		if state, why, foreign, err = vi.loadState(ctx, g); err != nil {
+		if state, why, foreign, err = vi.loadState(ctx, g, ls); err != nil {
 			return nil, err
 		}
 		if foreign {
