@@ -71,9 +71,19 @@ func (b *bleveTarget) start(ctx context.Context) error {
 	case wm > head:
 		return b.rebuild(ctx, fmt.Sprintf("snapshot watermark %d is ahead of the database (%d): stale", wm, head), true)
 	}
-	cwm, why, err := b.ix.OpenCatalog(func(m follow.Mark) (string, error) { return m.Check(ctx, b.st) })
+	foreign := false
+	cwm, why, err := b.ix.OpenCatalog(func(m follow.Mark) (string, error) {
+		why, err := m.Check(ctx, b.st)
+		foreign = why != ""
+		return why, err
+	})
 	if err != nil {
 		return fmt.Errorf("full-text index: %w", err)
+	}
+	if foreign {
+		// The catalog was saved with the Bleve data of another database
+		// (or of a later state of a restored one): neither is this one's.
+		return b.rebuild(ctx, why, true)
 	}
 	if why == "" {
 		// The catalog may be older than the Bleve data: replay from the
@@ -201,7 +211,8 @@ func (b *bleveTarget) loadCatalog(ctx context.Context, why string) error {
 	if err != nil {
 		return err
 	}
-	if d := time.Since(began); d > time.Second {
+	if b.ix.OnDisk() { // a catalog snapshot was expected: say why it was not used
+		d := time.Since(began)
 		fmt.Fprintf(b.progress, "contextd: full-text index: %s; loaded the access catalog of %d entries from SQL in %s\n", why, n, d.Round(time.Millisecond))
 	}
 	return nil

@@ -172,7 +172,7 @@ func decodeState(data []byte) (*vecState, error) {
 		return nil, err
 	}
 	n := r.count(2)
-	if n != s.cat.Len() && r.err == nil {
+	if n > s.cat.Len() && r.err == nil {
 		r.err = fmt.Errorf("%d entries with chunks, %d in the catalog", n, s.cat.Len())
 	}
 	if r.err != nil || s.nchunks > len(r.b)/4 {
