@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"unique"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/contextd/contextd/internal/snapfmt"
 )
 
 // Snapshots. An index opened from its on-disk snapshot used to rebuild
@@ -51,8 +52,6 @@ const (
 	slotLive   = 1
 	slotPublic = 2
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Encode appends the catalog's snapshot to buf and returns it. It holds
 // the read lock: Put and Remove wait, Allowed runs beside it.
@@ -121,7 +120,7 @@ func (c *Catalog) Encode(buf []byte) []byte {
 		}
 	}
 	buf = append(buf, body...)
-	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
+	return snapfmt.Seal(buf, start)
 }
 
 // WriteTo writes the catalog's snapshot (Encode) to w.
@@ -130,86 +129,34 @@ func (c *Catalog) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// reader decodes a snapshot held in memory; the first error sticks.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf(format, args...)
-	}
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a count of items each at least min bytes long, refusing one
-// the rest of the input cannot hold (a lying header allocates nothing).
-func (r *reader) count(min int) int {
-	v := r.uvarint()
-	if v > uint64(len(r.b)/min) {
-		r.fail("count %d exceeds the data", v)
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.fail("truncated")
-		return nil
-	}
-	p := r.b[:n]
-	r.b = r.b[n:]
-	return p
-}
-
 // Decode reads a snapshot written by Encode: the catalog as it was, with
 // the same ordinals. Damage of any kind (truncation, checksum, an
 // impossible reference) is an error wrapping ErrCorrupt.
 func Decode(data []byte) (*Catalog, error) {
-	if len(data) < len(catalogMagic)+4 || string(data[:len(catalogMagic)]) != catalogMagic {
-		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	body, err := snapfmt.Open(data, catalogMagic)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	body := data[:len(data)-4]
-	if got, want := binary.LittleEndian.Uint32(data[len(body):]), crc32.Checksum(body, castagnoli); got != want {
-		return nil, fmt.Errorf("%w: checksum %08x, want %08x", ErrCorrupt, got, want)
-	}
-	c, err := decode(&reader{b: body[len(catalogMagic):]})
+	c, err := decode(&snapfmt.Reader{B: body})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return c, nil
 }
 
-func decode(r *reader) (*Catalog, error) {
-	nslots := r.count(1)
+func decode(r *snapfmt.Reader) (*Catalog, error) {
+	nslots := r.Count(1)
 	if nslots > math.MaxUint32 {
-		r.fail("%d slots", nslots)
+		r.Fail("%d slots", nslots)
 	}
-	values := make([]str, r.count(1))
-	idBytes := r.count(1)
+	values := make([]str, r.Count(1))
+	idBytes := r.Count(1)
 	for i := range values {
-		values[i] = unique.Make(string(r.bytes(r.count(1))))
+		values[i] = unique.Make(string(r.Bytes(r.Count(1))))
 	}
-	ids := string(r.bytes(idBytes))
-	if r.err != nil {
-		return nil, r.err
+	ids := string(r.Bytes(idBytes))
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	c := New()
 	c.slots = make([]slot, nslots)
@@ -235,9 +182,9 @@ func decode(r *reader) (*Catalog, error) {
 	var all, public []uint32
 	idAt := 0
 	num := func(k int, ord uint32) str {
-		v := r.uvarint()
+		v := r.Uvarint()
 		if v >= uint64(len(values)) {
-			r.fail("value %d of %d", v, len(values))
+			r.Fail("value %d of %d", v, len(values))
 			return str{}
 		}
 		if k >= 0 {
@@ -245,29 +192,29 @@ func decode(r *reader) (*Catalog, error) {
 		}
 		return values[v]
 	}
-	for i := 0; i < nslots && r.err == nil; i++ {
-		f := r.bytes(1)
-		if r.err != nil {
+	for i := 0; i < nslots && r.Err == nil; i++ {
+		f := r.Bytes(1)
+		if r.Err != nil {
 			break
 		}
 		if f[0] == 0 {
 			continue
 		}
 		if f[0]&^(slotLive|slotPublic) != 0 || f[0]&slotLive == 0 {
-			r.fail("slot %d has flags %d", i, f[0])
+			r.Fail("slot %d has flags %d", i, f[0])
 			break
 		}
 		ord := uint32(i)
-		n := int(r.uvarint())
+		n := int(r.Uvarint())
 		if n < 0 || n > len(ids)-idAt {
-			r.fail("slot %d: id past the ids", i)
+			r.Fail("slot %d: id past the ids", i)
 			break
 		}
 		s := slot{id: ids[idAt : idAt+n], live: true, public: f[0]&slotPublic != 0}
 		idAt += n
 		s.owner, s.thread, s.source, s.ctype = num(kOwner, ord), num(kThread, ord), num(kSource, ord), num(kCType, ord)
 		for j, list := range [...]*[]string{&s.users, &s.groups} {
-			k := r.count(1)
+			k := r.Count(1)
 			if k > 0 {
 				*list = make([]string, k)
 				for x := range *list {
@@ -275,36 +222,30 @@ func decode(r *reader) (*Catalog, error) {
 					if j == 1 {
 						kind = -1 // group postings are added one by one below
 					}
-					if v := num(kind, ord); r.err == nil {
+					if v := num(kind, ord); r.Err == nil {
 						(*list)[x] = v.Value()
 					}
 				}
 			}
 		}
-		if k := r.count(1); k > 0 {
+		if k := r.Count(1); k > 0 {
 			s.tags = make([]str, k)
 			for j := range s.tags {
 				s.tags[j] = num(kTag, ord)
 			}
 		}
-		v, m := binary.Varint(r.b)
-		if m <= 0 {
-			r.fail("slot %d: truncated", i)
-			break
-		}
-		r.b = r.b[m:]
-		s.created = v
-		length := r.uvarint()
+		s.created = r.Varint()
+		length := r.Uvarint()
 		if length > math.MaxUint32 {
-			r.fail("slot %d: length %d", i, length)
+			r.Fail("slot %d: length %d", i, length)
 		}
-		if r.err != nil {
+		if r.Err != nil {
 			break
 		}
 		before := len(c.ords)
 		c.ords[s.id] = ord // one hash for the insert and the duplicate check
 		if len(c.ords) == before {
-			r.fail("slot %d: id %q twice", i, s.id)
+			r.Fail("slot %d: id %q twice", i, s.id)
 			break
 		}
 		c.slots[i] = s
@@ -319,31 +260,31 @@ func decode(r *reader) (*Catalog, error) {
 			c.group[g] = c.group[g].add(ord)
 		}
 	}
-	nfree := r.count(1)
-	if r.err == nil && idAt != len(ids) {
-		r.fail("%d id bytes unused", len(ids)-idAt)
+	nfree := r.Count(1)
+	if r.Err == nil && idAt != len(ids) {
+		r.Fail("%d id bytes unused", len(ids)-idAt)
 	}
-	if r.err == nil && nfree != nslots-len(all) {
-		r.fail("%d free ordinals for %d dead slots", nfree, nslots-len(all))
+	if r.Err == nil && nfree != nslots-len(all) {
+		r.Fail("%d free ordinals for %d dead slots", nfree, nslots-len(all))
 	}
 	seen := map[uint32]bool{}
 	for range nfree {
-		o := r.uvarint()
-		if r.err != nil {
+		o := r.Uvarint()
+		if r.Err != nil {
 			break
 		}
 		if o >= uint64(nslots) || c.slots[o].live || seen[uint32(o)] {
-			r.fail("free ordinal %d is not a dead slot", o)
+			r.Fail("free ordinal %d is not a dead slot", o)
 			break
 		}
 		seen[uint32(o)] = true
 		c.free = append(c.free, uint32(o))
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("%d bytes after the free list", len(r.b))
+	if r.Err == nil && len(r.B) != 0 {
+		r.Fail("%d bytes after the free list", len(r.B))
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	c.all = roaring.BitmapOf(all...)
 	c.public = roaring.BitmapOf(public...)

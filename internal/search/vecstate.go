@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/snapfmt"
 	"github.com/contextd/contextd/vector"
 )
 
@@ -47,8 +47,6 @@ const (
 	vectorStateFile  = "state.snap"
 	vectorStateMagic = "CXVSTAT1"
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // vecState is a decoded state snapshot.
 type vecState struct {
@@ -86,97 +84,38 @@ func (vi *vecIndex) encodeState(buf []byte, m follow.Mark) []byte {
 			buf = binary.AppendVarint(buf, int64(r.end))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], castagnoli))
-}
-
-// stateReader decodes a state snapshot held in memory; the first error
-// sticks.
-type stateReader struct {
-	b   []byte
-	err error
-}
-
-func (r *stateReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("truncated")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *stateReader) int() int {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
-		r.err = errors.New("bad chunk range")
-		return 0
-	}
-	r.b = r.b[n:]
-	return int(v)
-}
-
-// count reads a count of items each at least min bytes long.
-func (r *stateReader) count(min int) int {
-	v := r.uvarint()
-	if r.err == nil && v > uint64(len(r.b)/min) {
-		r.err = fmt.Errorf("count %d exceeds the data", v)
-	}
-	if r.err != nil {
-		return 0
-	}
-	return int(v)
-}
-
-func (r *stateReader) bytes(n int) []byte {
-	if r.err == nil && n > len(r.b) {
-		r.err = errors.New("truncated")
-	}
-	if r.err != nil {
-		return nil
-	}
-	p := r.b[:n]
-	r.b = r.b[n:]
-	return p
+	return snapfmt.Seal(buf, start)
 }
 
 // decodeState reads a state snapshot; any damage is an error.
 func decodeState(data []byte) (*vecState, error) {
-	if len(data) < len(vectorStateMagic)+4 || string(data[:len(vectorStateMagic)]) != vectorStateMagic {
-		return nil, errors.New("bad magic")
+	body, err := snapfmt.Open(data, vectorStateMagic)
+	if err != nil {
+		return nil, err
 	}
-	body := data[:len(data)-4]
-	if got, want := binary.LittleEndian.Uint32(data[len(body):]), crc32.Checksum(body, castagnoli); got != want {
-		return nil, fmt.Errorf("checksum %08x, want %08x", got, want)
-	}
-	r := &stateReader{b: body[len(vectorStateMagic):]}
+	r := &snapfmt.Reader{B: body}
 	s := &vecState{}
-	seq := r.uvarint()
+	seq := r.Uvarint()
 	if seq > math.MaxInt64 {
 		return nil, errors.New("bad watermark")
 	}
-	s.mark = follow.Mark{Seq: int64(seq), Entry: string(r.bytes(r.count(1)))}
-	s.nchunks = int(r.uvarint())
-	cat := r.bytes(r.count(1))
-	if r.err != nil {
-		return nil, r.err
+	s.mark = follow.Mark{Seq: int64(seq), Entry: string(r.Bytes(r.Count(1)))}
+	s.nchunks = int(r.Uvarint())
+	cat := r.Bytes(r.Count(1))
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	var err error
 	if s.cat, err = catalog.Decode(cat); err != nil {
 		return nil, err
 	}
-	n := r.count(2)
-	if n > s.cat.Len() && r.err == nil {
-		r.err = fmt.Errorf("%d entries with chunks, %d in the catalog", n, s.cat.Len())
-	}
-	if r.err != nil || s.nchunks > len(r.b)/4 {
-		return nil, cmpErr(r.err, errors.New("chunk count exceeds the data"))
+	n := r.Count(2)
+	switch {
+	case r.Err != nil:
+		return nil, r.Err
+	case n > s.cat.Len():
+		return nil, fmt.Errorf("%d entries with chunks, %d in the catalog", n, s.cat.Len())
+	case s.nchunks > len(r.B)/4:
+		return nil, errors.New("chunk count exceeds the data")
 	}
 	s.chunks = make(map[uint64]chunkRef, s.nchunks)
 	s.byEntry = make(map[string][]uint64, n)
@@ -184,9 +123,9 @@ func decodeState(data []byte) (*vecState, error) {
 	// never appended to: setChunks, dropChunks).
 	all := make([]uint64, 0, s.nchunks)
 	for range n {
-		ord := r.uvarint()
-		k := r.count(4)
-		if r.err != nil {
+		ord := r.Uvarint()
+		k := r.Count(4)
+		if r.Err != nil {
 			break
 		}
 		if ord > math.MaxUint32 {
@@ -205,13 +144,13 @@ func decodeState(data []byte) (*vecState, error) {
 		from := len(all)
 		key := uint64(0)
 		for j := range k {
-			d := r.uvarint()
+			d := r.Uvarint()
 			if j > 0 && d == 0 {
-				r.err = errors.New("chunk keys out of order")
+				r.Fail("chunk keys out of order")
 			}
 			key += d
-			ref := chunkRef{ord: uint32(ord), index: r.int(), start: r.int(), end: r.int()}
-			if r.err != nil {
+			ref := chunkRef{ord: uint32(ord), index: r.Int32(), start: r.Int32(), end: r.Int32()}
+			if r.Err != nil {
 				break
 			}
 			if _, dup := s.chunks[key]; dup {
@@ -222,20 +161,13 @@ func decodeState(data []byte) (*vecState, error) {
 		}
 		s.byEntry[id] = all[from:len(all):len(all)]
 	}
-	if r.err == nil && (len(all) != s.nchunks || len(r.b) != 0) {
-		r.err = fmt.Errorf("%d chunks of %d counted, %d bytes left", len(all), s.nchunks, len(r.b))
+	if r.Err == nil && (len(all) != s.nchunks || len(r.B) != 0) {
+		r.Fail("%d chunks of %d counted, %d bytes left", len(all), s.nchunks, len(r.B))
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	return s, nil
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // loadedState is a state snapshot read from disk, or why it is unusable.
