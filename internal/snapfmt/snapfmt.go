@@ -73,25 +73,17 @@ func (r *Reader) Fail(format string, args ...any) {
 }
 
 // Uvarint reads an unsigned varint.
-func (r *Reader) Uvarint() uint64 {
-	if r.Err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.B)
-	if n <= 0 {
-		r.Fail("truncated")
-		return 0
-	}
-	r.B = r.B[n:]
-	return v
-}
+func (r *Reader) Uvarint() uint64 { return next(r, binary.Uvarint) }
 
 // Varint reads a signed (zigzag) varint.
-func (r *Reader) Varint() int64 {
+func (r *Reader) Varint() int64 { return next(r, binary.Varint) }
+
+// next reads one varint with dec.
+func next[T uint64 | int64](r *Reader, dec func([]byte) (T, int)) T {
 	if r.Err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.B)
+	v, n := dec(r.B)
 	if n <= 0 {
 		r.Fail("truncated")
 		return 0
