@@ -60,9 +60,10 @@ func TestFTSCrashChild(t *testing.T) {
 	time.Sleep(time.Minute)
 }
 
-// TestFTSRestartAfterKill: kill -9 after writes that were committed but
-// not applied to the index; on restart the index catches up and agrees
-// with SQL exactly.
+// TestFTSRestartAfterKill injects SIGKILL into a process whose on-disk
+// full-text index lags SQL (writes, updates and deletes committed but not
+// applied to the index). Checked afterwards: on restart the index catches
+// up and agrees with SQL exactly, no entry missing or doubled.
 func TestFTSRestartAfterKill(t *testing.T) {
 	if os.Getenv(crashChildEnv) != "" {
 		t.Skip("inside the helper process")
@@ -175,9 +176,10 @@ func TestFTSTwoEngines(t *testing.T) {
 	}
 }
 
-// TestFTSSnapshotRebuilds: a snapshot that is stale (ahead of its
-// database) or corrupt is rebuilt from SQL with progress on stderr, and
-// the database is never touched by it.
+// TestFTSSnapshotRebuilds injects a full-text snapshot that is stale
+// (ahead of its database) or corrupt. Checked afterwards: it is detected
+// and rebuilt from SQL with progress on stderr, and the database is never
+// touched by it.
 func TestFTSSnapshotRebuilds(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ctx.db")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -262,7 +263,7 @@ func firstDiff(a, b string) string {
 // operations on entries he cannot read, over 1,000 generated operations.
 func TestScoresIgnoreUnreadableEntries(t *testing.T) {
 	eng := scoreEngine(t, BackendInProcess)
-	changed, batches, first := runScoreWorld(t, eng, 1000)
+	changed, batches, first := runScoreWorld(t, eng, testtier.RaceShare(1000))
 	if changed > 0 {
 		t.Fatalf("%d of %d batches of hidden operations changed bob's results; first: %s", changed, batches, first)
 	}

@@ -110,9 +110,6 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 	if out.SemanticSearch, err = e.semanticStatus(ctx, acc, s.TotalEntries); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)
 	}
-	if out.EmbeddingsSizeMB, out.EmbeddingsEstimated, err = e.embeddingsSizeMB(ctx); err != nil {
-		return nil, fmt.Errorf("statistics: %w", err)
-	}
 	if out.IndexTree, err = e.indexTreeStatus(ctx, acc); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)
 	}
@@ -134,7 +131,11 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 	}
 	if !deployment.Visible(e.cfg.OperatorRole, p.Roles) { // ACCESS_CONTROL_OPERATOR_ROLE
 		out.ConnectionMetrics = out.ConnectionMetrics.Private()
-		out.DatabaseSizeMB, out.EmbeddingsSizeMB, out.EmbeddingsEstimated = nil, nil, nil
+		out.DatabaseSizeMB = nil
+		return out, nil // nor the time of sizing every principal's vectors
+	}
+	if out.EmbeddingsSizeMB, out.EmbeddingsEstimated, err = e.embeddingsSizeMB(ctx); err != nil {
+		return nil, fmt.Errorf("statistics: %w", err)
 	}
 	return out, nil
 }

@@ -51,7 +51,12 @@ if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
   # -race needs cgo and a C compiler (the rest of the suite runs with
   # CGO_ENABLED=0: the binary is pure Go).
   if command -v "${CC:-gcc}" >/dev/null 2>&1; then
-    CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./... "$@"
+    # modernc.org's SQLite and libc are C translated to Go: instrumenting
+    # them finds nothing of ours and doubles the cost of every SQL call
+    # (TestStatisticsCompression_C15: 243 s instrumented, 131 s not, side
+    # by side on a loaded machine), so they are compiled without it. Our
+    # code, Bleve, mcp-go and pgx stay instrumented.
+    CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -gcflags='modernc.org/...=-race=false' -count=1 -timeout 25m ./... "$@"
   else
     echo "no C compiler (${CC:-gcc}): the race detector needs cgo; install gcc or set CONTEXTD_RACE=0"; exit 1
   fi
@@ -62,13 +67,53 @@ echo "== fuzz (each target ${FUZZTIME:=10s} past its seed corpus)"
 # and testdata/fuzz, which the go test step above already ran as
 # regression cases). A short minimization budget keeps a new input from
 # stalling the binary formats (index/extract/fuzz_test.go).
-targets=0
+# Each package's test binary is built once with fuzzing instrumentation
+# (go test -fuzz would relink it for every target) and run from the
+# package directory, so testdata/fuzz is found and a failing input is
+# written there. Two targets run at a time with one fuzzing worker each:
+# each still gets FUZZTIME of wall time on a core, and the step takes
+# half as long (49 targets: about 9.5 min one at a time with two workers).
+# Each target's output is printed whole when it ends.
+#
+# Go 1.26's fuzz coordinator can end a clean run with a bare "context
+# deadline exceeded" when -fuzztime expires while a worker is mid-call
+# (golang/go#75804, fixed in Go 1.27): no input failed and none was
+# written. Seen once in 49 targets on a loaded runner. Such a run is
+# repeated once; any other failure, or a written reproducer, fails CI.
+fuzzbin=$(mktemp -d)
+fuzzcache="$(go env GOCACHE)/fuzz"
+fuzz_run() { # binary dir name
+  (cd "$2" && "$1" -test.run '^$' -test.fuzz "^$3\$" -test.fuzztime "$FUZZTIME" \
+    -test.fuzzminimizetime 50x -test.parallel 1 -test.fuzzcachedir "$fuzzcache")
+}
+fuzz_one() { # binary dir name
+  local log="$1.$3.log" rc=0 # binaries are per package, names are not
+  fuzz_run "$@" >"$log" 2>&1 || rc=$?
+  if [ "$rc" != 0 ] && grep -q 'context deadline exceeded' "$log" &&
+    ! grep -q -e 'Failing input written' -e 'panic:' -e '_test.go:[0-9]*:' "$log" &&
+    [ -z "$(git status --porcelain -- "$2/testdata/fuzz/$3" 2>/dev/null)" ]; then
+    echo "fuzz: $3 hit the Go 1.26 fuzztime shutdown race (golang/go#75804) with no failing input; running it again" >>"$log"
+    rc=0
+    fuzz_run "$@" >>"$log" 2>&1 || rc=$?
+  fi
+  echo "--- fuzz $3 ($2): exit $rc"; cat "$log"
+  return "$rc"
+}
+targets=0 running=()
 for dir in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
+  bin="$fuzzbin/$(echo "$dir" | tr -c 'A-Za-z0-9\n' _).test"
+  go test -c -fuzz . -o "$bin" "$dir"
   for name in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | sed 's/^func //'); do
-    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 50x "$dir"
+    if [ "${#running[@]}" -ge 2 ]; then # wait for the older one (all take FUZZTIME)
+      wait "${running[0]}"; running=("${running[@]:1}")
+    fi
+    fuzz_one "$bin" "$dir" "$name" &
+    running+=($!)
     targets=$((targets + 1))
   done
 done
+for pid in "${running[@]}"; do wait "$pid"; done
+rm -rf "$fuzzbin"
 if [ "$targets" -lt 10 ]; then
   echo "only $targets fuzz targets: at least 10 are required (issue 17)"; exit 1
 fi

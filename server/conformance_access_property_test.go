@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/loadtest"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -80,25 +80,9 @@ func (o *oracle) visible(p contextd.Principal, thread string) []string {
 	return out
 }
 
-var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
 // collectIDs gathers every entry id a response mentions under "id" or
 // "context_id", at any depth.
-func collectIDs(v any, into map[string]bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if s, ok := val.(string); ok && (k == "id" || k == "context_id") && hexID.MatchString(s) {
-				into[s] = true
-			}
-			collectIDs(val, into)
-		}
-	case []any:
-		for _, it := range x {
-			collectIDs(it, into)
-		}
-	}
-}
+func collectIDs(v any, into map[string]bool) { loadtest.CollectIDs(v, into) }
 
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))

@@ -193,11 +193,14 @@ func TestConformanceGrep(t *testing.T) {
 			wantEqual(t, "scan cap truncated", boolean(t, resp, "truncated"), true)
 		})
 
-		t.Run("pathological regex finishes fast", func(t *testing.T) {
+		// A backtracking engine needs about 2^100000 steps here, so any
+		// bound proves linear time; a tight one would only flake under
+		// -race on a loaded machine (index/grep's TestPathological).
+		t.Run("pathological regex finishes", func(t *testing.T) {
 			env.storeText(t, "alice", "gpath", "user", strings.Repeat("a", 100_000)+"!")
 			start := time.Now()
 			resp := env.grep(t, "alice", M{"pattern": "(a+)+$", "is_regex": true, "thread_id": "gpath"})
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > time.Minute {
 				t.Fatalf("took %v", d)
 			}
 			wantEqual(t, "matches", num(t, resp, "total_matches"), 0)

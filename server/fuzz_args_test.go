@@ -62,7 +62,7 @@ func FuzzToolArguments(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Cleanup(func() { _ = hc.c.Close() })
-		targets = append(targets, target{env, hc.c, fuzzSetup(f, hc.c)})
+		targets = append(targets, target{env, hc.c.MCP(), fuzzSetup(f, hc.c.MCP())})
 	}
 	tools, params := fuzzTools(f, targets[0].c)
 	e := targets[0].entry

@@ -26,11 +26,9 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/loadtest"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
@@ -168,28 +166,12 @@ func newHTTPEnvStore(t testing.TB, st persist.Store, ac auth.Config, cfg context
 // httpClient is one connected MCP client over HTTP with a fixed token.
 type httpClient struct {
 	t testing.TB
-	c *client.Client
+	c *loadtest.Client
 }
 
 func dialMCP(t testing.TB, url, token string) (*httpClient, error) {
-	var opts []transport.StreamableHTTPCOption
-	if token != "" {
-		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	}
-	c, err := client.NewStreamableHttpClient(url+server.MCPPath, opts...)
+	c, err := loadtest.Dial(context.Background(), url, token)
 	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
-		ClientInfo:      mcp.Implementation{Name: "contextd-http-test", Version: "1"},
-	}}); err != nil {
-		_ = c.Close()
 		return nil, err
 	}
 	t.Cleanup(func() { _ = c.Close() })
@@ -207,33 +189,7 @@ func mustDial(t testing.TB, url, token string) *httpClient {
 
 // call runs one tool call; errText is the tool error message, or "".
 func (h *httpClient) call(tool string, args M) (M, string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var req mcp.CallToolRequest
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := h.c.CallTool(ctx, req)
-	if err != nil {
-		return nil, "", err
-	}
-	text := ""
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(mcp.TextContent); ok {
-			text = tc.Text
-		}
-	}
-	if res.IsError {
-		return nil, text, nil
-	}
-	var m M
-	if err := json.Unmarshal([]byte(text), &m); err != nil {
-		var list []any
-		if json.Unmarshal([]byte(text), &list) == nil {
-			return M{"result": list}, "", nil
-		}
-		return nil, "", fmt.Errorf("%s: result is not JSON: %q", tool, text)
-	}
-	return m, "", nil
+	return h.c.Call(context.Background(), tool, args)
 }
 
 func (h *httpClient) ok(tool string, args M) M {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/contextd/contextd/internal/bench"
 )
 
 const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]
+       contextd bench --load [--clients N] [--duration D] [--size N] [--backend B] [--json] [--json-file F]
 
 Builds a fresh database in a temporary folder from a real corpus (Cranfield
 from DIR when the size fits in its 1,400 documents, else the doc comments
@@ -33,6 +35,19 @@ environment, as for the server. Progress goes to stderr.
   --json-file F also write the JSON report to F (one run, both forms)
   --keep DIR    build the databases in DIR/<backend> and keep them (for
                 profiling); DIR/<backend> must be empty or absent
+
+With --load it serves a fresh database over streamable HTTP on a loopback
+port with JWT authentication instead, stores --size entries as one
+principal, and runs N concurrent MCP clients, each its own principal, for
+D: stores, updates, deletes, fetches, every search tool, grep and
+statistics. Afterwards every acknowledged write is read back. It reports
+requests/s and latency percentiles per tool, and exits 1 on any error,
+lost write or result naming another principal's entry.
+
+  --load        run the HTTP load
+  --clients N   concurrent clients (default 16)
+  --duration D  how long they call, a Go duration (default 60s)
+  --backend B   as above; default in-process for --load
 `
 
 // runBench runs contextd bench.
@@ -47,6 +62,9 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	backend := fs.String("backend", "both", "in-process, native or both")
 	keep := fs.String("keep", "", "build the databases under this folder and keep them")
 	jsonFile := fs.String("json-file", "", "also write the JSON report to this file")
+	load := fs.Bool("load", false, "run the HTTP load")
+	clients := fs.Int("clients", 16, "concurrent clients of the load")
+	duration := fs.Duration("duration", time.Minute, "how long the load runs")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, benchUsage)
@@ -63,6 +81,12 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	case *queries < 1:
 		fmt.Fprintf(stderr, "contextd bench: --queries must be at least 1, got %d\n", *queries)
 		return exitUsage
+	case *clients < 1 || *clients > 1024:
+		fmt.Fprintf(stderr, "contextd bench: --clients must be 1 to 1024, got %d\n", *clients)
+		return exitUsage
+	case *duration <= 0:
+		fmt.Fprintf(stderr, "contextd bench: --duration must be positive, got %s\n", *duration)
+		return exitUsage
 	}
 	opt := bench.Options{Size: *size, DataDir: *data, Queries: *queries, LookupEnv: lookupEnv, Progress: stderr, KeepDir: *keep}
 	switch b := strings.ToLower(*backend); b {
@@ -73,18 +97,52 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 		fmt.Fprintf(stderr, "contextd bench: --backend must be in-process, native or both, got %q\n", *backend)
 		return exitUsage
 	}
+	if *load {
+		if *keep != "" {
+			fmt.Fprintf(stderr, "contextd bench: --keep does not apply to --load\n")
+			return exitUsage
+		}
+		lo := bench.LoadOptions{Clients: *clients, Duration: *duration, Size: *size, DataDir: *data,
+			Backends: opt.Backends, LookupEnv: lookupEnv, Progress: stderr}
+		if strings.EqualFold(*backend, "both") && flagSet(fs, "backend") {
+			lo.Backends = []string{"in-process", "native"}
+		}
+		rep, err := bench.RunLoad(ctx, lo)
+		if err != nil {
+			fmt.Fprintf(stderr, "contextd bench --load: %v\n", err)
+			return exitFail
+		}
+		code := printReport(rep, *asJSON, *jsonFile, stdout, stderr)
+		if msg := rep.Failed(); msg != "" && code == exitOK {
+			fmt.Fprintf(stderr, "contextd bench --load: %s\n", msg)
+			return exitFail
+		}
+		return code
+	}
 	rep, err := bench.Run(ctx, opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd bench: %v\n", err)
 		return exitFail
 	}
-	if *jsonFile != "" {
-		if err := writeJSONFile(*jsonFile, rep); err != nil {
+	return printReport(rep, *asJSON, *jsonFile, stdout, stderr)
+}
+
+// report is what bench.Run and bench.RunLoad return.
+type report interface {
+	JSON(w io.Writer) error
+	Markdown(w io.Writer)
+}
+
+// printReport writes rep to stdout (JSON or Markdown) and, when jsonFile
+// is set, as JSON to that file.
+func printReport(rep report, asJSON bool, jsonFile string, stdout, stderr io.Writer) int {
+	if jsonFile != "" {
+		if err := writeJSONFile(jsonFile, rep); err != nil {
 			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
 			return exitFail
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		if err := rep.JSON(stdout); err != nil {
 			fmt.Fprintf(stderr, "contextd bench: %v\n", err)
 			return exitFail
@@ -96,7 +154,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 }
 
 // writeJSONFile writes rep as JSON to path.
-func writeJSONFile(path string, rep *bench.Report) error {
+func writeJSONFile(path string, rep report) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("json file: %w", err)
@@ -106,4 +164,11 @@ func writeJSONFile(path string, rep *bench.Report) error {
 		return fmt.Errorf("json file: %w", err)
 	}
 	return f.Close()
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

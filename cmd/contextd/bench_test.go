@@ -89,3 +89,45 @@ func TestBenchCommandBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchLoadTiny runs `contextd bench --load` at a tiny scale (3
+// clients for 2 s over a database of 50 entries of another principal):
+// the JSON report has one in-process run with requests on every tool kind
+// and zero errors, lost writes and foreign results, and every
+// acknowledged write was verified.
+func TestBenchLoadTiny(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "--load", "--clients", "3", "--duration", "2s", "--size", "50", "--json", "-data", t.TempDir()}
+	if code := run(context.Background(), args, os.LookupEnv, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var rep bench.LoadReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out.String())
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Backend != "in-process" || rep.Size != 50 {
+		t.Fatalf("report: %+v", rep)
+	}
+	r := rep.Runs[0]
+	if r.Clients != 3 || r.Requests == 0 || r.Writes == 0 || r.Verified == 0 || r.Failed() != "" {
+		t.Fatalf("load: %d clients, %d requests, %d writes, %d verified; %s", r.Clients, r.Requests, r.Writes, r.Verified, r.Failed())
+	}
+	tools := map[string]bool{}
+	for _, ts := range r.Tools {
+		tools[ts.Tool] = ts.Calls > 0 && ts.P50MS > 0 && ts.P99MS >= ts.P50MS
+	}
+	for _, want := range []string{"store_context", "get_context_by_ids", "search_context", "all"} {
+		if !tools[want] {
+			t.Errorf("no latency figures for %s: %+v", want, r.Tools)
+		}
+	}
+}
+
+func TestBenchLoadBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--load", "--clients", "0"}, {"--load", "--duration", "0s"}, {"--load", "--duration", "soon"}, {"--load", "--keep", "x"}} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append([]string{"bench"}, args...), os.LookupEnv, nil, &out, &errOut); code != exitUsage {
+			t.Errorf("bench %v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
+		}
+	}
+}

@@ -3,8 +3,10 @@ package main
 // Fault tests of issue 17 not covered elsewhere (SIGKILL during batched
 // writes: TestKillLosesNoAcknowledgedWrite; during ingestion:
 // TestIngestCrashConverges; during full-text indexing:
-// TestFTSRestartAfterKill). Each names the failure it injects and what it
-// checks afterwards.
+// TestFTSRestartAfterKill; during index snapshotting:
+// TestFaultKillDuringSnapshot; during a migration:
+// TestFaultKillDuringMigration). Each names the failure it injects and
+// what it checks afterwards.
 
 import (
 	"bufio"

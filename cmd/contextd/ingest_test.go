@@ -229,8 +229,11 @@ func TestIngestThroughServer(t *testing.T) {
 	}
 }
 
-// TestIngestCrashConverges: kill -9 in the middle of a sync, rerun, and
-// the corpus is exactly the folder: every file once, no duplicates.
+// TestIngestCrashConverges injects SIGKILL into `contextd ingest` twice in
+// the middle of a sync of 1,200 files (5,000 in the long tier), 0.6 s and
+// 1.2 s after each start. Checked afterwards: a rerun converges to exactly
+// the folder (every file stored once, no duplicates) and its summary counts
+// as created exactly the files the killed runs had not stored.
 func TestIngestCrashConverges(t *testing.T) {
 	n := 1200 // two plan ranges; CONTEXTD_LONG=1 uses 5,000
 	if testtier.On(t) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 )
@@ -92,49 +90,9 @@ func TestTwoReplicas(t *testing.T) {
 	}
 
 	// Kill a while it writes from three goroutines.
-	var (
-		mu    sync.Mutex
-		acked []string
-		wg    sync.WaitGroup
-	)
-	wctx, cancel := context.WithCancel(ctx)
-	for w := 0; w < 3; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; wctx.Err() == nil; i++ {
-				id, err := storeOn(wctx, a, fmt.Sprintf("crash-%d", w), fmt.Sprintf("write %d of writer %d about quokkas", i, w))
-				if err != nil {
-					return // the process is gone
-				}
-				mu.Lock()
-				acked = append(acked, id)
-				mu.Unlock()
-			}
-		}(w)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 150 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := a.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	a.cmd.Wait()
-	cancel()
-	wg.Wait()
-	mu.Lock()
-	got := append([]string(nil), acked...)
-	mu.Unlock()
-	if len(got) < 150 {
-		t.Fatalf("only %d writes acknowledged before the deadline", len(got))
-	}
+	got := killWhileWriting(t, a, 3, 150, func(ctx context.Context, w, i int) (string, error) {
+		return storeOn(ctx, a, fmt.Sprintf("crash-%d", w), fmt.Sprintf("write %d of writer %d about quokkas", i, w))
+	})
 	// Every acknowledged write is there (a write in flight at the kill
 	// may also have committed without its answer arriving).
 	seesAll(t, ctx, b, got, "", 0)

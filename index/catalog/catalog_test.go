@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // universe is a small random world: few principals, groups and values so
@@ -252,7 +254,7 @@ func TestAllowedManyGroups(t *testing.T) {
 		ids = append(ids, id)
 	}
 	checks := 0
-	for i := range 300 {
+	for i := range testtier.RaceShare(300) {
 		q := u.query(ids)
 		q.Groups = nil
 		n := []int{0, 3, 10, 50, 100, 600, 1006}[i%7]

@@ -20,4 +20,14 @@
 // rare "blocked" every 1,000th entry, and non-indexed fields priority
 // (0-9) and seq (unique), so each filter is measured at a common and a
 // rare selectivity.
+//
+// RunLoad is `contextd bench --load`: the same configuration served over
+// streamable HTTP on a loopback port with JWT authentication, a database
+// of Size entries stored first by a principal no client is, and
+// internal/loadtest's N concurrent clients against it.
+//
+//	rep, err := bench.RunLoad(ctx, bench.LoadOptions{Clients: 16, Duration: time.Minute, Size: 10_000})
+//	if err == nil && rep.Failed() == "" {
+//		rep.Markdown(os.Stdout)
+//	}
 package bench

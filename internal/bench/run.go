@@ -163,6 +163,13 @@ func (h *handle) call(ctx context.Context, tool string, args map[string]any) (st
 // config reads the configuration as the server does, for a database in
 // dir and the backend.
 func (w *workload) config(dir, backend string) (config.Config, error) {
+	return serverConfig(w.opt.LookupEnv, dir, backend, nil)
+}
+
+// serverConfig reads the configuration from lookup as the server does,
+// for a database in dir and the backend, with the variables of over
+// taking precedence.
+func serverConfig(lookup func(string) (string, bool), dir, backend string, over map[string]string) (config.Config, error) {
 	db := filepath.Join(dir, "bench.db")
 	cfg, err := config.FromEnv(func(k string) (string, bool) {
 		switch k {
@@ -171,7 +178,10 @@ func (w *workload) config(dir, backend string) (config.Config, error) {
 		case "SEARCH_BACKEND":
 			return backend, true
 		}
-		return w.opt.LookupEnv(k)
+		if v, ok := over[k]; ok {
+			return v, true
+		}
+		return lookup(k)
 	})
 	if err != nil {
 		return cfg, fmt.Errorf("configuration: %w", err)

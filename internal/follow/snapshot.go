@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/contextd/contextd/persist"
 )
@@ -16,8 +18,9 @@ import (
 // temporary file in the same directory, which is synced, given perm and
 // renamed over path, and the directory is synced so the rename itself
 // survives a crash. A reader (or a process restarted after kill -9) sees
-// the old file or the new one, never a torn one. The directory must
-// exist; the returned errors carry no context of their own, so callers
+// the old file or the new one, never a torn one. After a rename the
+// temporary files of writers killed earlier are removed (removeStale).
+// The directory must exist; the returned errors carry no context of their own, so callers
 // wrap them.
 func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) error {
 	p, err := Create(path)
@@ -73,6 +76,7 @@ func (p *Pending) Commit(perm fs.FileMode) error {
 	if err := os.Rename(p.File.Name(), p.path); err != nil {
 		return err
 	}
+	removeStale(p.path, time.Now())
 	return syncDir(filepath.Dir(p.path))
 }
 
@@ -84,6 +88,35 @@ func (p *Pending) Abort() {
 	p.done = true
 	_ = p.File.Close()
 	_ = os.Remove(p.File.Name())
+}
+
+// staleTemp is the age past which a temporary file of a snapshot is the
+// leftover of a writer killed before its rename (kill -9, power loss):
+// TestFaultKillDuringSnapshot (cmd/contextd) found such files were never
+// removed, one per crash, each up to the size of the snapshot. A live
+// writer keeps its file's modification time fresh with every write, and
+// the writes take milliseconds to seconds, so a minute without one
+// cannot be a writer of this or another process on the same folder.
+const staleTemp = time.Minute
+
+// removeStale removes, best effort, the temporary files of path (the
+// names os.CreateTemp gives: path, a dot, digits) not modified within
+// staleTemp of now.
+func removeStale(path string, now time.Time) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+"."
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // syncDir makes a rename in dir durable. Windows cannot open a directory

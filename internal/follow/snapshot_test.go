@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -48,5 +49,35 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "missing", "snap"), 0o644, write("x")); err == nil {
 		t.Fatal("a missing directory is not an error")
+	}
+}
+
+// TestWriteFileRemovesStaleTemps: the temporary file a killed writer left
+// (path.<digits>, untouched for more than staleTemp) goes with the next
+// successful write; a fresh one (a writer at work) and unrelated names
+// stay.
+func TestWriteFileRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hnsw.snap")
+	old := time.Now().Add(-2 * staleTemp)
+	files := map[string]bool{"hnsw.snap.123456": false, "hnsw.snap.789": true, "hnsw.snap.bak": true, "other.42": true}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("torn"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if name != "hnsw.snap.789" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := WriteFile(path, 0o600, func(w io.Writer) error { _, err := io.WriteString(w, "graph"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for name, stays := range files {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != stays {
+			t.Errorf("%s: present %v, want %v", name, err == nil, stays)
+		}
 	}
 }

@@ -57,3 +57,21 @@ func On(tb testing.TB) bool {
 	}
 	return on
 }
+
+// Race reports whether the test binary was built with the race detector.
+const Race = raceEnabled
+
+// RaceShare returns n, or a quarter of it (at least 1) in a binary built
+// with the race detector. Sequential property tests that run thousands of
+// operations size themselves with it: ./scripts/test.sh runs them at full
+// size in the plain pass, and under -race (5-20 times slower per
+// operation) a quarter still drives every code path the race detector
+// watches, without making the race pass the longest step of CI
+// (TestScoresIgnoreUnreadableEntries alone took 1,423 s under -race on a
+// loaded machine at full size).
+func RaceShare(n int) int {
+	if Race {
+		return max(1, n/4)
+	}
+	return n
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package testtier
+
+const raceEnabled = true
