@@ -281,6 +281,32 @@ func TestStartupSnapshotsOracle(t *testing.T) {
 		t.Fatalf("mismatched snapshots: progress %q", p)
 	}
 
+	// Vectors rewritten without change-log rows (what `contextd migrate
+	// reembed` does): every entry's chunks get new keys; the spot check
+	// sees it and the graph is reconciled with SQL.
+	ctx := context.Background()
+	docs, err := w.st.VectorDocs(ctx, w.ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.st.Write(ctx, func(tx persist.Tx) error {
+		for _, d := range docs {
+			v := []float32{float32(w.r.NormFloat64()), float32(w.r.NormFloat64()), 1, 0}
+			err := tx.SetEmbeddings(ctx, d.ID, persist.Embeddings{Model: "test", Dim: 4,
+				Chunks: []persist.ChunkVector{{Index: 0, Start: 0, End: 3, Vector: v}}})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := w.reopen("re-embedded"); !strings.Contains(p, "without a change-log row") {
+		t.Fatalf("re-embedded: progress %q", p)
+	}
+
 	// Another database with a longer change log: the Marks differ.
 	other := newSnapWorld(t, 2)
 	for range 400 {

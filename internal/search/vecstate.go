@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/contextd/contextd/index/catalog"
@@ -217,7 +218,61 @@ func (vi *vecIndex) loadState(ctx context.Context, g *vector.Index, ls loadedSta
 	if why != "" {
 		return nil, why, true, nil
 	}
+	if why, err = vi.spotCheck(ctx, s); err != nil || why != "" {
+		return nil, why, false, err
+	}
 	return s, "", false, nil
+}
+
+// spotChecks is how many entries spotCheck compares with SQL.
+const spotChecks = 8
+
+// spotCheck compares the chunk keys of a few entries of s with SQL. One
+// writer replaces vectors without a change-log row: `contextd migrate
+// reembed` (SetEmbeddings outside an update), which gives every entry new
+// chunk keys and leaves the server refusing to start until it completed;
+// so after one, no entry keeps its keys and any sample shows it. Entries
+// changed after the watermark (the replay will redo them) are not
+// sampled. Cost: two queries, about a millisecond.
+func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) {
+	chs, err := vi.st.Changes(ctx, s.mark.Seq, snapEvery)
+	if err != nil {
+		return "", fmt.Errorf("vector index: read change log: %w", err)
+	}
+	changed := make(map[string]bool, len(chs))
+	for _, c := range chs {
+		changed[c.EntryID] = true
+	}
+	var ids []string
+	for id := range s.byEntry { // map order: a different sample each start
+		if !changed[id] {
+			ids = append(ids, id)
+		}
+		if len(ids) == spotChecks {
+			break
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	docs, err := vi.st.VectorDocs(ctx, ids)
+	if err != nil {
+		return "", fmt.Errorf("vector index: read vectors: %w", err)
+	}
+	got := make(map[string][]uint64, len(docs))
+	for _, d := range docs {
+		for _, c := range d.Chunks {
+			got[d.ID] = append(got[d.ID], c.Key)
+		}
+	}
+	for _, id := range ids {
+		keys := got[id]
+		slices.Sort(keys)
+		if !slices.Equal(keys, s.byEntry[id]) {
+			return fmt.Sprintf("the chunk vectors of entry %s were rewritten without a change-log row (contextd migrate reembed)", id), nil
+		}
+	}
+	return "", nil
 }
 
 // writeSnapshot writes the graph and the state snapshot to the index
