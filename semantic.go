@@ -64,6 +64,9 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		sm.unavailable = "Semantic search is disabled (ENABLE_SEMANTIC_SEARCH=false)"
 		return nil
 	}
+	if w, ok := c.Embedder.(interface{ Warm() }); ok {
+		go w.Warm() // a local model loads beside the indexes
+	}
 	dir := c.IndexDir
 	if dir == "" && e.indexPath != "" {
 		dir = e.indexPath + ".vectors"

@@ -110,6 +110,9 @@ func (s *snapshot) recreate(m mapping.IndexMapping) (bleve.Index, error) {
 	if err := removeAll(s.data); err != nil {
 		return nil, fmt.Errorf("index: remove old snapshot: %w", err)
 	}
+	if err := s.removeCatalog(); err != nil {
+		return nil, err
+	}
 	bi, err := bleve.NewUsing(s.data, m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: create snapshot: %w", err)

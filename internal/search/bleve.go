@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/contextd/contextd/index"
@@ -25,6 +26,8 @@ type bleveTarget struct {
 	ix       *index.Index
 	progress io.Writer
 	follow   *follow.Follower
+	changed  atomic.Int64 // entries applied since the last catalog snapshot
+	lastSave time.Time    // of the catalog snapshot (the applier's goroutine)
 }
 
 // docOf converts a stored entry to the index's document.
@@ -68,8 +71,28 @@ func (b *bleveTarget) start(ctx context.Context) error {
 	case wm > head:
 		return b.rebuild(ctx, fmt.Sprintf("snapshot watermark %d is ahead of the database (%d): stale", wm, head), true)
 	}
+	foreign := false
+	cwm, why, err := b.ix.OpenCatalog(func(m follow.Mark) (string, error) {
+		why, err := m.Check(ctx, b.st)
+		foreign = why != ""
+		return why, err
+	})
+	if err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	if foreign {
+		// The catalog was saved with the Bleve data of another database
+		// (or of a later state of a restored one): neither is this one's.
+		return b.rebuild(ctx, why, true)
+	}
+	if why == "" {
+		// The catalog may be older than the Bleve data: replay from the
+		// older watermark (re-applying a row is idempotent for both).
+		b.follow.Resume(min(cwm, wm))
+		return nil
+	}
 	b.follow.Resume(wm)
-	return b.loadCatalog(ctx)
+	return b.loadCatalog(ctx, why)
 }
 
 // rebuild indexes every entry from SQL. The watermark is the change-log
@@ -106,6 +129,7 @@ func (b *bleveTarget) rebuild(ctx context.Context, why string, reset bool) error
 		if say {
 			fmt.Fprintf(b.progress, "contextd: full-text index: rebuilt %d entries in %s\n", n, time.Since(began).Round(time.Millisecond))
 		}
+		b.changed.Add(int64(n)) // a large rebuild's catalog is saved soon
 		return nil
 	})
 }
@@ -129,14 +153,50 @@ func (b *bleveTarget) Apply(ctx context.Context, ids []string, last int64) error
 			dels = append(dels, id)
 		}
 	}
-	return b.ix.Apply(ctx, docsOf(docs), dels, last)
+	if err := b.ix.Apply(ctx, docsOf(docs), dels, last); err != nil {
+		return err
+	}
+	b.changed.Add(int64(len(ids)))
+	return nil
+}
+
+// MaybeSnapshot saves the catalog once enough has changed since the
+// last save (the vector index's policy: snapEvery entries, snapGap), so
+// a killed process replays a bounded tail of the change log; the Bleve
+// data saves itself with every batch.
+func (b *bleveTarget) MaybeSnapshot() {
+	if b.changed.Load() >= snapEvery && time.Since(b.lastSave) >= snapGap {
+		_ = b.saveCatalog(context.Background()) // a failed background save is retried later
+	}
+}
+
+// saveCatalog writes the catalog snapshot beside the Bleve data.
+func (b *bleveTarget) saveCatalog(ctx context.Context) error {
+	if !b.ix.OnDisk() {
+		return nil
+	}
+	b.changed.Store(0)
+	b.lastSave = time.Now()
+	wm, data, err := b.ix.CatalogSnapshot()
+	if err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	m, err := follow.MarkAt(ctx, b.st, wm)
+	if err == nil {
+		err = b.ix.SaveCatalog(m, data)
+	}
+	if err != nil {
+		return fmt.Errorf("full-text index: catalog snapshot: %w", err)
+	}
+	return nil
 }
 
 // loadCatalog fills the in-memory catalog (the readable-set bitmaps of
-// the prefilter) of an index opened from its snapshot, from SQL. The scan
-// may be newer than the snapshot's watermark; the catch-up that follows
-// re-applies the newer rows to both, which is idempotent.
-func (b *bleveTarget) loadCatalog(ctx context.Context) error {
+// the prefilter) of an index opened from its snapshot, from SQL, when
+// there is no usable catalog snapshot (why). The scan may be newer than
+// the snapshot's watermark; the catch-up that follows re-applies the
+// newer rows to both, which is idempotent.
+func (b *bleveTarget) loadCatalog(ctx context.Context, why string) error {
 	began := time.Now()
 	n := 0
 	err := follow.Scan(ctx, "full-text index: load access catalog", b.st.ScanAccessDocs, indexDocID, func(docs []persist.IndexDoc) error {
@@ -151,8 +211,9 @@ func (b *bleveTarget) loadCatalog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d := time.Since(began); d > time.Second {
-		fmt.Fprintf(b.progress, "contextd: full-text index: loaded the access catalog of %d entries in %s\n", n, d.Round(time.Millisecond))
+	if b.ix.OnDisk() { // a catalog snapshot was expected: say why it was not used
+		d := time.Since(began)
+		fmt.Fprintf(b.progress, "contextd: full-text index: %s; loaded the access catalog of %d entries from SQL in %s\n", why, n, d.Round(time.Millisecond))
 	}
 	return nil
 }

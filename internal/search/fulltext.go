@@ -2,9 +2,11 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index"
@@ -42,6 +44,7 @@ type FullText struct {
 	stop        map[string]bool // FTS_LANGUAGE's stop words (index.StopWords)
 	ix          *index.Index
 	follow      *follow.Follower
+	target      *bleveTarget
 }
 
 // OpenFullText sets up the configured backend; the in-process index joins
@@ -96,7 +99,8 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 		return nil, fmt.Errorf("open full-text index: %w", err)
 	}
 	ft.ix = ix
-	b := &bleveTarget{st: st, ix: ix, progress: progressOrStderr(o.Progress)}
+	b := &bleveTarget{st: st, ix: ix, progress: progressOrStderr(o.Progress), lastSave: time.Now()}
+	ft.target = b
 	ft.follow = feed.Follow("full-text index", b)
 	b.follow = ft.follow
 	if err := b.start(ctx); err == nil {
@@ -129,7 +133,10 @@ func (ft *FullText) Close() error {
 		return nil
 	}
 	ft.follow.Stop()
-	err := ft.ix.Close()
+	// The catalog snapshot spares the next start-up its SQL scan; without
+	// it (a failure is reported) the next start-up scans SQL again.
+	serr := ft.target.saveCatalog(context.Background())
+	err := errors.Join(serr, ft.ix.Close())
 	ft.ix = nil
 	return err
 }

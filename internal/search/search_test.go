@@ -19,7 +19,7 @@ import (
 )
 
 // testStore opens a SQLite database file in dir.
-func testStore(t *testing.T, dir string) persist.Store {
+func testStore(t testing.TB, dir string) persist.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(dir, "ctx.db")})
 	if err != nil {

@@ -29,11 +29,15 @@ import (
 // package follow (applied in the background after each commit, caught up
 // before each search) and never writes SQL.
 //
-// The graph is snapshotted on close (vector's format: header, checksum).
-// At start-up the snapshot is reconciled with SQL by chunk key, so a
-// snapshot of any age, or none, yields exactly the stored vectors: keys
-// that SQL no longer has are deleted, missing ones added. Row ids are never
-// reused (AUTOINCREMENT), so a key always names the same vector.
+// The graph is snapshotted on close and from time to time (vector's
+// format: header, checksum), with a state snapshot of the catalog and the
+// chunk map at the same change-log watermark (vecstate.go). At start-up a
+// matching pair is loaded and the change log after its watermark
+// replayed; otherwise the graph snapshot is reconciled with SQL by chunk
+// key, so a snapshot of any age, or none, yields exactly the stored
+// vectors: keys that SQL no longer has are deleted, missing ones added.
+// Row ids are never reused (AUTOINCREMENT), so a key always names the
+// same vector.
 
 // vectorSnapshotFile is the graph snapshot inside the index directory.
 const vectorSnapshotFile = "hnsw.snap"
@@ -60,6 +64,7 @@ type vecIndex struct {
 	emu     sync.RWMutex
 	chunks  map[uint64]chunkRef
 	byEntry map[string][]uint64 // entry id -> its chunk keys, sorted
+	wm      int64               // the change-log seq applied up to (under emu)
 
 	// Snapshots are also written in the background once enough has
 	// changed, so a killed process restarts from a recent graph instead of
@@ -76,7 +81,7 @@ const (
 	snapGap   = time.Minute
 )
 
-// openVecIndex loads the snapshot (if any), reconciles it with SQL,
+// openVecIndex loads the snapshots (if any) or reconciles with SQL,
 // catches up with the change log and starts following it on feed.
 // The graph's storage follows comp (graphOptions).
 func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim int, comp quant.Settings, dir string, progress io.Writer) (*vecIndex, error) {
@@ -92,7 +97,26 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	if vi.codec, err = compress.New(comp, dim); err != nil {
 		return nil, fmt.Errorf("vector index: %w", err)
 	}
+	var ls loadedState
+	done := make(chan struct{})
+	if vi.dir != "" {
+		go func() { defer close(done); ls = vi.readState() }()
+	} else {
+		close(done)
+	}
 	g, why := vi.loadSnapshot(dim, vo)
+	<-done
+	var state *vecState
+	if g != nil {
+		// The state snapshot (vecstate.go) spares the scans of SQL.
+		var foreign bool
+		if state, why, foreign, err = vi.loadState(ctx, g, ls); err != nil {
+			return nil, err
+		}
+		if foreign {
+			g = nil
+		}
+	}
 	if g == nil {
 		if g, err = vector.New(dim, vo); err != nil {
 			return nil, fmt.Errorf("vector index: %w", err)
@@ -101,26 +125,35 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	g.SetEfConstruction(vo.EfConstruction) // a snapshot keeps the value it was built with
 	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
-	// The watermark is the change-log head read before the reconcile.
-	err = vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
-		added, removed, err := vi.reconcile(ctx)
-		if err != nil {
-			return err
-		}
-		vi.changed = added + removed // a large reconcile is snapshotted soon
-		if added > 1000 || why != "" && head > 0 {
-			fmt.Fprintf(progress, "contextd: vector index: %s; %d chunk vectors added and %d removed to match SQL in %s\n",
-				cmp.Or(why, "snapshot loaded"), added, removed, time.Since(began).Round(time.Millisecond))
-		}
-		return nil
-	})
-	if err != nil {
+	if state != nil {
+		vi.cat, vi.chunks, vi.byEntry, vi.wm = state.cat, state.chunks, state.byEntry, state.mark.Seq
+		vi.follow.Resume(state.mark.Seq) // Start replays the rows after it
+	} else if err := vi.reconcileAll(ctx, why, began); err != nil {
 		return nil, err
 	}
 	if err := vi.follow.Start(ctx); err != nil {
 		return nil, err
 	}
 	return vi, nil
+}
+
+// reconcileAll makes the graph (a snapshot's, possibly empty) hold
+// exactly the stored vectors and fills the catalog and the chunk map from
+// SQL; the watermark is the change-log head read before the scans.
+func (vi *vecIndex) reconcileAll(ctx context.Context, why string, began time.Time) error {
+	return vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
+		added, removed, err := vi.reconcile(ctx)
+		if err != nil {
+			return err
+		}
+		vi.changed = added + removed // a large reconcile is snapshotted soon
+		vi.wm = head
+		if added > 1000 || why != "" && head > 0 {
+			fmt.Fprintf(vi.progress, "contextd: vector index: %s; %d chunk vectors added and %d removed to match SQL in %s\n",
+				cmp.Or(why, "snapshot loaded"), added, removed, time.Since(began).Round(time.Millisecond))
+		}
+		return nil
+	})
 }
 
 // codesEfConstruction is the codes-only graph's candidate list while
@@ -259,9 +292,9 @@ func catalogEntry(d *persist.IndexDoc) catalog.Entry {
 
 // Apply applies one batch of the change log: each changed entry is
 // re-read (access fields, filters, chunk keys); a changed set of chunk
-// keys replaces the entry's vectors in the graph. The watermark lives in
-// memory only: a restart reconciles with SQL.
-func (vi *vecIndex) Apply(ctx context.Context, ids []string, _ int64) error {
+// keys replaces the entry's vectors in the graph. The watermark (last)
+// reaches the disk with the next snapshot pair (vecstate.go).
+func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	docs, err := vi.st.IndexDocs(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("vector index: read entries: %w", err)
@@ -292,6 +325,7 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, _ int64) error {
 			vi.cat.Remove(id)
 		}
 	}
+	vi.wm = max(vi.wm, last)
 	return nil
 }
 
@@ -466,30 +500,4 @@ func (vi *vecIndex) MaybeSnapshot() {
 func (vi *vecIndex) close() error {
 	vi.follow.Stop()
 	return vi.writeSnapshot()
-}
-
-// writeSnapshot writes the graph to the index directory atomically
-// (follow.WriteFile: temporary file, sync, rename, directory sync).
-func (vi *vecIndex) writeSnapshot() error {
-	if vi.dir == "" {
-		return nil
-	}
-	vi.snapMu.Lock()
-	defer vi.snapMu.Unlock()
-	vi.emu.Lock()
-	vi.changed = 0
-	vi.emu.Unlock()
-	vi.lastSnap = time.Now()
-	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	// 0o600: the mode the snapshot has always had (os.CreateTemp's).
-	err := follow.WriteFile(filepath.Join(vi.dir, vectorSnapshotFile), 0o600, func(w io.Writer) error {
-		_, err := vi.g.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("vector index snapshot: %w", err)
-	}
-	return nil
 }

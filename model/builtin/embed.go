@@ -80,6 +80,11 @@ func (e *Embedder) load() (*wordvec.Table, error) {
 	return e.table, e.err
 }
 
+// Warm loads the table now (an engine calls it in the background while
+// it opens its indexes, so the first semantic search does not pay for
+// the load: on 2 cores it overlaps with the index snapshots' decoding).
+func (e *Embedder) Warm() { _, _ = e.load() }
+
 // Embed returns one unit-length vector per text (the zero vector for a
 // text without any letter or digit).
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -1,0 +1,301 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unique"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/contextd/contextd/internal/snapfmt"
+)
+
+// Snapshots. An index opened from its on-disk snapshot used to rebuild
+// its catalog from a full SQL scan of the access fields: 1.3 s of the
+// 100k-entry start-up for each of the engine's two catalogs (2026-12-03,
+// 2-core AMD EPYC, loaded machine). The catalog now writes itself beside
+// the index (Encode) and reads itself back (Decode) in about 60 ms at
+// 100k (BenchmarkDecode), keeping every ordinal: a vector index keys its
+// chunks by ordinal, so a decoded catalog must hand out the same ones,
+// and the same ordinal on the next Put of a new id (the free list's order
+// is kept too).
+//
+// Format, little-endian, varints as encoding/binary's:
+//
+//	magic "CXCATLG1"
+//	slots uvarint, values uvarint, idBytes uvarint
+//	values: per distinct field value (owner, grant principal, thread,
+//	        source, content type, tag): length uvarint, bytes
+//	ids:    every live id's bytes, concatenated (idBytes in all)
+//	slots:  per ordinal flags u8 (1 live, 2 public); a live one then has
+//	        id length, owner, thread, source, content type (value
+//	        numbers), users, groups, tags (count, value numbers), created
+//	        (zigzag varint, unix µs), length in index terms
+//	free:   count uvarint, ordinals uvarint (the free list, in order)
+//	crc32 (Castagnoli) u32 of every byte before it
+//
+// The ids live in one string and every slot's id is a slice of it: one
+// allocation instead of one per entry (the 100k ids are 3.3 MB either way;
+// an id removed later keeps its bytes until the catalog is dropped, a few
+// percent at most between restarts).
+
+const catalogMagic = "CXCATLG1"
+
+// ErrCorrupt wraps every reason Decode refuses a snapshot; the caller
+// then rebuilds the catalog from its source.
+var ErrCorrupt = errors.New("catalog snapshot is corrupt")
+
+const (
+	slotLive   = 1
+	slotPublic = 2
+)
+
+// Encode appends the catalog's snapshot to buf and returns it. It holds
+// the read lock: Put and Remove wait, Allowed runs beside it.
+func (c *Catalog) Encode(buf []byte) []byte {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	start := len(buf)
+	num := map[string]uint64{}
+	var values []string
+	value := func(s string) uint64 {
+		n, ok := num[s]
+		if !ok {
+			n = uint64(len(values))
+			num[s] = n
+			values = append(values, s)
+		}
+		return n
+	}
+	// The slots section first (it numbers the values), then the header.
+	var body []byte
+	idBytes := 0
+	for i := range c.slots {
+		s := &c.slots[i]
+		if !s.live {
+			body = append(body, 0)
+			continue
+		}
+		f := byte(slotLive)
+		if s.public {
+			f |= slotPublic
+		}
+		body = append(body, f)
+		idBytes += len(s.id)
+		body = binary.AppendUvarint(body, uint64(len(s.id)))
+		for _, v := range [...]str{s.owner, s.thread, s.source, s.ctype} {
+			body = binary.AppendUvarint(body, value(v.Value()))
+		}
+		for _, list := range [...][]string{s.users, s.groups} {
+			body = binary.AppendUvarint(body, uint64(len(list)))
+			for _, v := range list {
+				body = binary.AppendUvarint(body, value(v))
+			}
+		}
+		body = binary.AppendUvarint(body, uint64(len(s.tags)))
+		for _, t := range s.tags {
+			body = binary.AppendUvarint(body, value(t.Value()))
+		}
+		body = binary.AppendVarint(body, s.created)
+		body = binary.AppendUvarint(body, uint64(c.length[i]))
+	}
+	body = binary.AppendUvarint(body, uint64(len(c.free)))
+	for _, o := range c.free {
+		body = binary.AppendUvarint(body, uint64(o))
+	}
+	buf = append(buf, catalogMagic...)
+	buf = binary.AppendUvarint(buf, uint64(len(c.slots)))
+	buf = binary.AppendUvarint(buf, uint64(len(values)))
+	buf = binary.AppendUvarint(buf, uint64(idBytes))
+	for _, v := range values {
+		buf = binary.AppendUvarint(buf, uint64(len(v)))
+		buf = append(buf, v...)
+	}
+	for i := range c.slots {
+		if c.slots[i].live {
+			buf = append(buf, c.slots[i].id...)
+		}
+	}
+	buf = append(buf, body...)
+	return snapfmt.Seal(buf, start)
+}
+
+// WriteTo writes the catalog's snapshot (Encode) to w.
+func (c *Catalog) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(c.Encode(nil))
+	return int64(n), err
+}
+
+// Decode reads a snapshot written by Encode: the catalog as it was, with
+// the same ordinals. Damage of any kind (truncation, checksum, an
+// impossible reference) is an error wrapping ErrCorrupt.
+func Decode(data []byte) (*Catalog, error) {
+	body, err := snapfmt.Open(data, catalogMagic)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	c, err := decode(&snapfmt.Reader{B: body})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return c, nil
+}
+
+func decode(r *snapfmt.Reader) (*Catalog, error) {
+	nslots := r.Count(1)
+	if nslots > math.MaxUint32 {
+		r.Fail("%d slots", nslots)
+	}
+	values := make([]str, r.Count(1))
+	idBytes := r.Count(1)
+	for i := range values {
+		values[i] = unique.Make(string(r.Bytes(r.Count(1))))
+	}
+	ids := string(r.Bytes(idBytes))
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	c := New()
+	c.slots = make([]slot, nslots)
+	c.created = make([]int64, nslots)
+	c.length = make([]uint32, nslots)
+	c.ords = make(map[string]uint32, nslots)
+	// Bitmaps are built from sorted ordinal lists (ordinals arrive in
+	// order), container by container, not one Add at a time; the lists
+	// are indexed by value number, not looked up by string.
+	const (
+		kOwner = iota
+		kUser
+		kThread
+		kSource
+		kCType
+		kTag
+		kinds
+	)
+	var lists [kinds][][]uint32
+	for k := range lists {
+		lists[k] = make([][]uint32, len(values))
+	}
+	var all, public []uint32
+	idAt := 0
+	num := func(k int, ord uint32) str {
+		v := r.Uvarint()
+		if v >= uint64(len(values)) {
+			r.Fail("value %d of %d", v, len(values))
+			return str{}
+		}
+		if k >= 0 {
+			lists[k][v] = append(lists[k][v], ord)
+		}
+		return values[v]
+	}
+	for i := 0; i < nslots && r.Err == nil; i++ {
+		f := r.Bytes(1)
+		if r.Err != nil {
+			break
+		}
+		if f[0] == 0 {
+			continue
+		}
+		if f[0]&^(slotLive|slotPublic) != 0 || f[0]&slotLive == 0 {
+			r.Fail("slot %d has flags %d", i, f[0])
+			break
+		}
+		ord := uint32(i)
+		n := int(r.Uvarint())
+		if n < 0 || n > len(ids)-idAt {
+			r.Fail("slot %d: id past the ids", i)
+			break
+		}
+		s := slot{id: ids[idAt : idAt+n], live: true, public: f[0]&slotPublic != 0}
+		idAt += n
+		s.owner, s.thread, s.source, s.ctype = num(kOwner, ord), num(kThread, ord), num(kSource, ord), num(kCType, ord)
+		for j, list := range [...]*[]string{&s.users, &s.groups} {
+			k := r.Count(1)
+			if k > 0 {
+				*list = make([]string, k)
+				for x := range *list {
+					kind := kUser
+					if j == 1 {
+						kind = -1 // group postings are added one by one below
+					}
+					if v := num(kind, ord); r.Err == nil {
+						(*list)[x] = v.Value()
+					}
+				}
+			}
+		}
+		if k := r.Count(1); k > 0 {
+			s.tags = make([]str, k)
+			for j := range s.tags {
+				s.tags[j] = num(kTag, ord)
+			}
+		}
+		s.created = r.Varint()
+		length := r.Uvarint()
+		if length > math.MaxUint32 {
+			r.Fail("slot %d: length %d", i, length)
+		}
+		if r.Err != nil {
+			break
+		}
+		before := len(c.ords)
+		c.ords[s.id] = ord // one hash for the insert and the duplicate check
+		if len(c.ords) == before {
+			r.Fail("slot %d: id %q twice", i, s.id)
+			break
+		}
+		c.slots[i] = s
+		c.created[i] = s.created
+		c.length[i] = uint32(length)
+		c.tokens += length
+		all = append(all, ord)
+		if s.public {
+			public = append(public, ord)
+		}
+		for _, g := range s.groups {
+			c.group[g] = c.group[g].add(ord)
+		}
+	}
+	nfree := r.Count(1)
+	if r.Err == nil && idAt != len(ids) {
+		r.Fail("%d id bytes unused", len(ids)-idAt)
+	}
+	if r.Err == nil && nfree != nslots-len(all) {
+		r.Fail("%d free ordinals for %d dead slots", nfree, nslots-len(all))
+	}
+	seen := map[uint32]bool{}
+	for range nfree {
+		o := r.Uvarint()
+		if r.Err != nil {
+			break
+		}
+		if o >= uint64(nslots) || c.slots[o].live || seen[uint32(o)] {
+			r.Fail("free ordinal %d is not a dead slot", o)
+			break
+		}
+		seen[uint32(o)] = true
+		c.free = append(c.free, uint32(o))
+	}
+	if r.Err == nil && len(r.B) != 0 {
+		r.Fail("%d bytes after the free list", len(r.B))
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	c.all = roaring.BitmapOf(all...)
+	c.public = roaring.BitmapOf(public...)
+	for k, m := range [kinds]map[string]*roaring.Bitmap{c.owner, c.user, c.thread, c.source, c.ctype, c.tag} {
+		for v, ords := range lists[k] {
+			if len(ords) > 0 {
+				// A value repeated in one slot (two equal tags) is
+				// listed twice; BitmapOf takes it once.
+				m[values[v].Value()] = roaring.BitmapOf(ords...)
+			}
+		}
+	}
+	return c, nil
+}

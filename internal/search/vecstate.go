@@ -1,0 +1,332 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/vector"
+)
+
+// The vector index's state snapshot. The graph snapshot (hnsw.snap) holds
+// the vectors and their links; this file holds the rest of what start-up
+// used to rebuild from SQL: the catalog of the entries (access fields and
+// filters, with their ordinals), the chunk map (chunk key -> entry
+// ordinal and text range) and the change-log Mark both cover. Without it,
+// start-up scanned every entry and every stored vector (of 100k entries,
+// 11.9 s of the 12.1 s until searchable, 2026-12-03); with it, start-up
+// reads two files and replays the change log after the watermark.
+//
+// Both files are written from one consistent state (the applier is held
+// off while they are filled) and carry the same watermark: the graph's
+// own (vector.Index.SetWatermark) and this file's. A crash between the
+// two renames leaves watermarks that differ, as does any other mix, and
+// then start-up falls back to reconciling the graph with SQL, which is
+// always right.
+//
+// Format, little-endian, varints as encoding/binary's:
+//
+//	magic "CXVSTAT1"
+//	watermark uvarint, mark entry (length uvarint, bytes)
+//	chunks uvarint (the graph's live vectors)
+//	catalog: length uvarint, catalog.Encode's bytes
+//	entries uvarint; per entry: ordinal uvarint, keys uvarint, per key
+//	         (ascending) key delta uvarint, index, start, end (zigzag varints)
+//	crc32 (Castagnoli) u32 of every byte before it
+
+const (
+	vectorStateFile  = "state.snap"
+	vectorStateMagic = "CXVSTAT1"
+)
+
+// vecState is a decoded state snapshot.
+type vecState struct {
+	mark    follow.Mark
+	nchunks int
+	cat     *catalog.Catalog
+	chunks  map[uint64]chunkRef
+	byEntry map[string][]uint64
+}
+
+// encodeState appends the state snapshot of vi to buf. The caller holds
+// emu (read), so no apply changes the catalog or the chunks meanwhile.
+func (vi *vecIndex) encodeState(buf []byte, m follow.Mark) []byte {
+	start := len(buf)
+	buf = append(buf, vectorStateMagic...)
+	buf = binary.AppendUvarint(buf, uint64(m.Seq))
+	buf = binary.AppendUvarint(buf, uint64(len(m.Entry)))
+	buf = append(buf, m.Entry...)
+	buf = binary.AppendUvarint(buf, uint64(len(vi.chunks)))
+	cat := vi.cat.Encode(nil)
+	buf = binary.AppendUvarint(buf, uint64(len(cat)))
+	buf = append(buf, cat...)
+	buf = binary.AppendUvarint(buf, uint64(len(vi.byEntry)))
+	for id, keys := range vi.byEntry {
+		ord, _ := vi.cat.Ordinal(id)
+		buf = binary.AppendUvarint(buf, uint64(ord))
+		buf = binary.AppendUvarint(buf, uint64(len(keys)))
+		prev := uint64(0)
+		for _, k := range keys {
+			r := vi.chunks[k]
+			buf = binary.AppendUvarint(buf, k-prev)
+			prev = k
+			buf = binary.AppendVarint(buf, int64(r.index))
+			buf = binary.AppendVarint(buf, int64(r.start))
+			buf = binary.AppendVarint(buf, int64(r.end))
+		}
+	}
+	return snapfmt.Seal(buf, start)
+}
+
+// decodeState reads a state snapshot; any damage is an error.
+func decodeState(data []byte) (*vecState, error) {
+	body, err := snapfmt.Open(data, vectorStateMagic)
+	if err != nil {
+		return nil, err
+	}
+	r := &snapfmt.Reader{B: body}
+	s := &vecState{}
+	seq := r.Uvarint()
+	if seq > math.MaxInt64 {
+		return nil, errors.New("bad watermark")
+	}
+	s.mark = follow.Mark{Seq: int64(seq), Entry: string(r.Bytes(r.Count(1)))}
+	s.nchunks = int(r.Uvarint())
+	cat := r.Bytes(r.Count(1))
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	if s.cat, err = catalog.Decode(cat); err != nil {
+		return nil, err
+	}
+	n := r.Count(2)
+	switch {
+	case r.Err != nil:
+		return nil, r.Err
+	case n > s.cat.Len():
+		return nil, fmt.Errorf("%d entries with chunks, %d in the catalog", n, s.cat.Len())
+	case s.nchunks > len(r.B)/4:
+		return nil, errors.New("chunk count exceeds the data")
+	}
+	s.chunks = make(map[uint64]chunkRef, s.nchunks)
+	s.byEntry = make(map[string][]uint64, n)
+	// Every entry's keys are slices of one array (they are replaced,
+	// never appended to: setChunks, dropChunks).
+	all := make([]uint64, 0, s.nchunks)
+	for range n {
+		ord := r.Uvarint()
+		k := r.Count(4)
+		if r.Err != nil {
+			break
+		}
+		if ord > math.MaxUint32 {
+			return nil, fmt.Errorf("chunks of ordinal %d", ord)
+		}
+		id, ok := s.cat.ID(uint32(ord))
+		if !ok {
+			return nil, fmt.Errorf("chunks of ordinal %d, not in the catalog", ord)
+		}
+		if _, dup := s.byEntry[id]; dup {
+			return nil, fmt.Errorf("chunks of %s twice", id)
+		}
+		if len(all)+k > s.nchunks {
+			return nil, errors.New("more chunks than counted")
+		}
+		from := len(all)
+		key := uint64(0)
+		for j := range k {
+			d := r.Uvarint()
+			if j > 0 && d == 0 {
+				r.Fail("chunk keys out of order")
+			}
+			key += d
+			ref := chunkRef{ord: uint32(ord), index: r.Int32(), start: r.Int32(), end: r.Int32()}
+			if r.Err != nil {
+				break
+			}
+			if _, dup := s.chunks[key]; dup {
+				return nil, fmt.Errorf("chunk %d twice", key)
+			}
+			s.chunks[key] = ref
+			all = append(all, key)
+		}
+		s.byEntry[id] = all[from:len(all):len(all)]
+	}
+	if r.Err == nil && (len(all) != s.nchunks || len(r.B) != 0) {
+		r.Fail("%d chunks of %d counted, %d bytes left", len(all), s.nchunks, len(r.B))
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	return s, nil
+}
+
+// loadedState is a state snapshot read from disk, or why it is unusable.
+type loadedState struct {
+	s   *vecState
+	why string
+}
+
+// readState reads and decodes the state snapshot; it runs beside the
+// graph's read (both are CPU-bound: on 2 cores the start-up waits for the
+// longer of the two instead of their sum).
+func (vi *vecIndex) readState() loadedState {
+	data, err := os.ReadFile(filepath.Join(vi.dir, vectorStateFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return loadedState{why: "no state snapshot"}
+	case err != nil:
+		return loadedState{why: fmt.Sprintf("state snapshot unreadable (%v)", err)}
+	}
+	s, err := decodeState(data)
+	if err != nil {
+		return loadedState{why: fmt.Sprintf("state snapshot unusable (%v)", err)}
+	}
+	return loadedState{s: s}
+}
+
+// loadState checks the state snapshot ls read for graph g; nil with the
+// reason when there is none usable. A usable one covers the graph exactly
+// (same watermark, one chunk per live vector) and names a row of this
+// store's change log. foreign reports a snapshot of another database (or
+// of a later state of a restored one): its graph is not reconciled but
+// dropped, since its keys may name other vectors there.
+func (vi *vecIndex) loadState(ctx context.Context, g *vector.Index, ls loadedState) (s *vecState, why string, foreign bool, err error) {
+	if ls.why != "" {
+		return nil, ls.why, false, nil
+	}
+	s = ls.s
+	if uint64(s.mark.Seq) != g.Watermark() {
+		return nil, fmt.Sprintf("state snapshot at %d, graph snapshot at %d", s.mark.Seq, g.Watermark()), false, nil
+	}
+	if s.nchunks != g.Len() {
+		return nil, fmt.Sprintf("state snapshot has %d chunks, the graph %d", s.nchunks, g.Len()), false, nil
+	}
+	if why, err = s.mark.Check(ctx, vi.st); err != nil {
+		return nil, "", false, fmt.Errorf("vector index: %w", err)
+	}
+	if why != "" {
+		return nil, why, true, nil
+	}
+	if why, err = vi.spotCheck(ctx, s); err != nil || why != "" {
+		return nil, why, false, err
+	}
+	return s, "", false, nil
+}
+
+// spotChecks is how many entries spotCheck compares with SQL.
+const spotChecks = 8
+
+// spotCheck compares the chunk keys of a few entries of s with SQL. One
+// writer replaces vectors without a change-log row: `contextd migrate
+// reembed` (SetEmbeddings outside an update), which gives every entry new
+// chunk keys and leaves the server refusing to start until it completed;
+// so after one, no entry keeps its keys and any sample shows it. Entries
+// changed after the watermark (the replay will redo them) are not
+// sampled. Cost: two queries, about a millisecond.
+func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) {
+	chs, err := vi.st.Changes(ctx, s.mark.Seq, snapEvery)
+	if err != nil {
+		return "", fmt.Errorf("vector index: read change log: %w", err)
+	}
+	changed := make(map[string]bool, len(chs))
+	for _, c := range chs {
+		changed[c.EntryID] = true
+	}
+	var ids []string
+	for id := range s.byEntry { // map order: a different sample each start
+		if !changed[id] {
+			ids = append(ids, id)
+		}
+		if len(ids) == spotChecks {
+			break
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	docs, err := vi.st.VectorDocs(ctx, ids)
+	if err != nil {
+		return "", fmt.Errorf("vector index: read vectors: %w", err)
+	}
+	got := make(map[string][]uint64, len(docs))
+	for _, d := range docs {
+		for _, c := range d.Chunks {
+			got[d.ID] = append(got[d.ID], c.Key)
+		}
+	}
+	for _, id := range ids {
+		keys := got[id]
+		slices.Sort(keys)
+		if !slices.Equal(keys, s.byEntry[id]) {
+			return fmt.Sprintf("the chunk vectors of entry %s were rewritten without a change-log row (contextd migrate reembed)", id), nil
+		}
+	}
+	return "", nil
+}
+
+// writeSnapshot writes the graph and the state snapshot to the index
+// directory atomically (follow.Create: temporary files, sync, rename,
+// directory sync). The applier is held off while both are filled, so
+// they describe one watermark; searches go on meanwhile.
+func (vi *vecIndex) writeSnapshot() error {
+	if vi.dir == "" {
+		return nil
+	}
+	vi.snapMu.Lock()
+	defer vi.snapMu.Unlock()
+	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	graph, err := follow.Create(filepath.Join(vi.dir, vectorSnapshotFile))
+	if err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	defer graph.Abort()
+	state, err := follow.Create(filepath.Join(vi.dir, vectorStateFile))
+	if err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	defer state.Abort()
+	vi.emu.Lock()
+	vi.changed = 0
+	vi.emu.Unlock()
+	vi.lastSnap = time.Now()
+	if err := vi.fillSnapshot(graph.File, state.File); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	// 0o600: the mode the graph snapshot has always had (os.CreateTemp's).
+	if err := graph.Commit(0o600); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	if err := state.Commit(0o600); err != nil {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
+	return nil
+}
+
+// fillSnapshot writes the graph and the state of one watermark.
+func (vi *vecIndex) fillSnapshot(graph, state io.Writer) error {
+	vi.emu.RLock()
+	defer vi.emu.RUnlock()
+	m, err := follow.MarkAt(context.Background(), vi.st, vi.wm)
+	if err != nil {
+		return err
+	}
+	vi.g.SetWatermark(uint64(vi.wm))
+	if _, err := vi.g.WriteTo(graph); err != nil {
+		return err
+	}
+	_, err = state.Write(vi.encodeState(nil, m))
+	return err
+}
