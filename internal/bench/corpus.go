@@ -47,7 +47,7 @@ func LoadCorpus(dataDir string, size int) (*Corpus, error) {
 			break
 		}
 	}
-	texts, err := testcorpus.Paragraphs(size)
+	texts, err := testcorpus.ReadParagraphs(size) // not kept process-wide: the bench drops it once stored
 	root := filepath.Join(runtime.GOROOT(), "src")
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading the Go source tree at %s: %v (install Go, set GOROOT, or use a size Cranfield covers with -data)", ErrNoCorpus, root, err)

@@ -35,7 +35,7 @@ func makeQueries(texts []string, n int) queries {
 				break
 			}
 		}
-		q.grep = append(q.grep, g)
+		q.grep = append(q.grep, strings.Clone(g)) // not a slice of the text: the corpus is dropped
 	}
 	return q
 }
@@ -70,7 +70,7 @@ func (w *workload) searches(h *handle) []search {
 }
 
 func (w *workload) allSearches() []search {
-	n, size := w.opt.Queries, len(w.corpus.Texts)
+	n, size := w.opt.Queries, w.size
 	q := w.queries
 	mid := w.mid.Format(time.RFC3339Nano)
 	const sc = "search_context"

@@ -25,45 +25,51 @@ var (
 	walkErr    error
 )
 
-// all returns every doc-comment paragraph of the Go source tree.
+// all returns every doc-comment paragraph of the Go source tree, read
+// once per process (tests share it).
 func all() ([]string, error) {
-	once.Do(func() {
-		root := filepath.Join(runtime.GOROOT(), "src")
-		walkErr = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+	once.Do(func() { paragraphs, walkErr = walk() })
+	return paragraphs, walkErr
+}
+
+// walk reads every doc-comment paragraph of the Go source tree.
+func walk() ([]string, error) {
+	var out []string
+	root := filepath.Join(runtime.GOROOT(), "src")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		var cur []string
+		flush := func() {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, " "))
 			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
-				return nil
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				return nil
-			}
-			defer f.Close()
-			var cur []string
-			flush := func() {
-				if len(cur) > 0 {
-					paragraphs = append(paragraphs, strings.Join(cur, " "))
+			cur = cur[:0]
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			s := strings.TrimSpace(sc.Text())
+			if t, ok := strings.CutPrefix(s, "//"); ok && !strings.HasPrefix(t, "go:") {
+				if t = strings.TrimSpace(t); t != "" {
+					cur = append(cur, t)
+					continue
 				}
-				cur = cur[:0]
-			}
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				s := strings.TrimSpace(sc.Text())
-				if t, ok := strings.CutPrefix(s, "//"); ok && !strings.HasPrefix(t, "go:") {
-					if t = strings.TrimSpace(t); t != "" {
-						cur = append(cur, t)
-						continue
-					}
-				}
-				flush()
 			}
 			flush()
-			return nil
-		})
+		}
+		flush()
+		return nil
 	})
-	return paragraphs, walkErr
+	return out, err
 }
 
 // Paragraphs returns the first max paragraphs of at least six words.
@@ -72,6 +78,22 @@ func Paragraphs(max int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return firstParagraphs(ps, max)
+}
+
+// ReadParagraphs is Paragraphs without the process-wide copy: it reads
+// the tree again and keeps only what it returns, so a caller that drops
+// the result frees it (contextd bench measures the memory of the server
+// in its own process, which must not hold the corpus).
+func ReadParagraphs(max int) ([]string, error) {
+	ps, err := walk()
+	if err != nil {
+		return nil, err
+	}
+	return firstParagraphs(ps, max) // ps and the shorter paragraphs are dropped
+}
+
+func firstParagraphs(ps []string, max int) ([]string, error) {
 	out := make([]string, 0, max)
 	for _, p := range ps {
 		if len(out) == max {
