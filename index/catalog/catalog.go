@@ -296,11 +296,14 @@ func (c *Catalog) Replace(n *Catalog) {
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
 	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
-	if c.meta != nil {
-		// A snapshot (Decode) carries no metadata columns yet: every
-		// entry it holds is unserved, so metadata conditions go to SQL
-		// (List's fallback) until the entry is written again; an empty
-		// catalog (Reset) has none.
+	switch {
+	case c.meta == nil:
+	case n.meta != nil: // a metadata catalog's snapshot (or NewMeta)
+		c.meta, c.unserved = n.meta, n.unserved
+	default:
+		// A snapshot without metadata columns: every entry it holds is
+		// unserved, so metadata conditions go to SQL (List's fallback)
+		// until the entry is written again; an empty catalog has none.
 		c.meta, c.unserved = map[string]*column{}, 0
 		for ord := range c.slots {
 			if c.slots[ord].live {

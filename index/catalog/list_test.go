@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -141,35 +143,97 @@ func FuzzFlatten(f *testing.F) {
 	})
 }
 
-// TestListAfterSnapshot: a catalog snapshot carries no metadata columns,
-// so a metadata catalog replaced by a decoded one refuses metadata
-// conditions (SQL answers them) instead of missing matches, serves the
-// rest, including dates through the rebuilt block bounds, and serves
-// metadata again once every entry was written anew.
+// TestListAfterSnapshot: a metadata catalog read back from its snapshot
+// answers every metadata condition as the catalog it was written from
+// (random metadata of every JSON kind, arrays and nested objects, an
+// unserved entry, removals; every operator), keeps serving after later
+// writes, and a snapshot of a catalog without metadata leaves a metadata
+// catalog's entries unserved (SQL answers) rather than missing matches.
 func TestListAfterSnapshot(t *testing.T) {
-	c := NewMeta()
-	cond := []MetaCond{{Path: []string{"a"}, Op: "exists"}}
+	r := rand.New(rand.NewPCG(5, 6))
+	strs := []string{"a", "B", "ab", "abc", "Zed", "é", ""}
+	val := func() string {
+		switch r.IntN(7) {
+		case 0:
+			return strconv.Itoa(r.IntN(20) - 5)
+		case 1:
+			return strconv.FormatFloat(float64(r.IntN(40))/4-3, 'g', -1, 64)
+		case 2:
+			return strconv.Quote(strs[r.IntN(len(strs))])
+		case 3:
+			return []string{"true", "false", "null"}[r.IntN(3)]
+		case 4:
+			return `[1,"a",2.5,true]`
+		case 5:
+			return `{"k":` + strconv.Itoa(r.IntN(3)) + `}`
+		}
+		return `[` + strconv.Quote(strs[r.IntN(len(strs))]) + `]`
+	}
 	at := time.Unix(1_700_000_000, 0)
-	for i, id := range []string{"1", "2"} {
-		c.Put(Entry{ID: id, Owner: "o", CreatedAt: at.Add(time.Duration(i) * time.Hour), Metadata: []byte(`{"a":1}`)})
+	c := NewMeta()
+	for i := range 400 {
+		m := "{"
+		for j, k := range []string{"p", "q", "r"} {
+			if r.IntN(3) > 0 {
+				if j > 0 && m != "{" {
+					m += ","
+				}
+				m += strconv.Quote(k) + ":" + val()
+			}
+		}
+		m += "}"
+		if i == 7 {
+			m = `{"p":1,"p":2}` // duplicate key: unserved
+		}
+		c.Put(Entry{ID: fmt.Sprint(i), Owner: "o", CreatedAt: at.Add(time.Duration(i) * time.Second), Metadata: []byte(m)})
+	}
+	for i := 0; i < 400; i += 9 {
+		c.Remove(fmt.Sprint(i)) // also the unserved 7... not: 7 stays
 	}
 	d, err := Decode(c.Encode(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewMeta()
-	r.Replace(d)
-	if _, err := r.List(Query{Principal: "o"}, cond, 0, 10); err != ErrMetaUnserved {
-		t.Fatalf("metadata condition after a snapshot: err %v, want ErrMetaUnserved", err)
+	back := NewMeta()
+	back.Replace(d)
+	ops := []string{"eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "is_not_null", "not_exists", "is_null", "contains", "starts_with", "ends_with", "array_contains"}
+	values := []any{int64(1), int64(-2), 2.5, "a", "ab", "b", true, false}
+	check := func(want, got *Catalog) {
+		t.Helper()
+		for _, op := range ops {
+			for _, path := range [][]string{{"p"}, {"q"}, {"r", "k"}} {
+				v := values[r.IntN(len(values))]
+				cond := []MetaCond{{Path: path, Op: op, Value: v, Values: []any{v, "abc"}, CaseSensitive: r.IntN(2) == 0}}
+				w, werr := want.List(Query{Principal: "o"}, cond, 0, 0)
+				g, gerr := got.List(Query{Principal: "o"}, cond, 0, 0)
+				if !slices.Equal(w, g) || (werr == nil) != (gerr == nil) {
+					t.Fatalf("%s %v %v: %v (%v) from the snapshot, %v (%v) from the original", op, path, v, g, gerr, w, werr)
+				}
+			}
+		}
 	}
-	start := at.Add(30 * time.Minute)
-	if ids, err := r.List(Query{Principal: "o", Start: &start}, nil, 0, 10); err != nil || !slices.Equal(ids, []string{"2"}) {
-		t.Fatalf("date window after a snapshot: %v %v", ids, err)
+	c.Remove("7") // both without the unserved entry: conditions are served
+	back.Remove("7")
+	check(c, back)
+	if _, err := back.List(Query{Principal: "o"}, []MetaCond{{Path: []string{"p"}, Op: "exists"}}, 0, 1); err != nil {
+		t.Fatalf("served after the round trip: %v", err)
 	}
-	for _, id := range []string{"1", "2"} {
-		r.Put(Entry{ID: id, Owner: "o", CreatedAt: at, Metadata: []byte(`{"a":1}`)})
+	for i := range 50 { // later writes land in the decoded columns
+		m := []byte(`{"p":` + val() + `}`)
+		c.Put(Entry{ID: fmt.Sprint(i * 3), Owner: "o", CreatedAt: at, Metadata: m})
+		back.Put(Entry{ID: fmt.Sprint(i * 3), Owner: "o", CreatedAt: at, Metadata: m})
 	}
-	if ids, err := r.List(Query{Principal: "o"}, cond, 0, 10); err != nil || len(ids) != 2 {
-		t.Fatalf("after rewriting every entry: %v %v", ids, err)
+	check(c, back)
+
+	plain := New()
+	plain.Put(Entry{ID: "1", Owner: "o", CreatedAt: at})
+	d, err = Decode(plain.Encode(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMeta()
+	m.Replace(d)
+	if _, err := m.List(Query{Principal: "o"}, []MetaCond{{Path: []string{"a"}, Op: "exists"}}, 0, 10); err != ErrMetaUnserved {
+		t.Fatalf("a snapshot without metadata: err %v, want ErrMetaUnserved", err)
 	}
 }

@@ -35,6 +35,7 @@ import (
 //	        numbers), users, groups, tags (count, value numbers), created
 //	        (zigzag varint, unix µs), length in index terms
 //	free:   count uvarint, ordinals uvarint (the free list, in order)
+//	meta:   the metadata columns (snapshot_meta.go)
 //	crc32 (Castagnoli) u32 of every byte before it
 //
 // The ids live in one string and every slot's id is a slice of it: one
@@ -42,7 +43,7 @@ import (
 // an id removed later keeps its bytes until the catalog is dropped, a few
 // percent at most between restarts).
 
-const catalogMagic = "CXCATLG1"
+const catalogMagic = "CXCATLG2" // 2: the metadata section (snapshot_meta.go)
 
 // ErrCorrupt wraps every reason Decode refuses a snapshot; the caller
 // then rebuilds the catalog from its source.
@@ -106,6 +107,7 @@ func (c *Catalog) Encode(buf []byte) []byte {
 	for _, o := range c.free {
 		body = binary.AppendUvarint(body, uint64(o))
 	}
+	body = c.encodeMeta(body)
 	buf = append(buf, catalogMagic...)
 	buf = binary.AppendUvarint(buf, uint64(len(c.slots)))
 	buf = binary.AppendUvarint(buf, uint64(len(values)))
@@ -280,8 +282,9 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 		seen[uint32(o)] = true
 		c.free = append(c.free, uint32(o))
 	}
+	c.decodeMeta(r)
 	if r.Err == nil && len(r.B) != 0 {
-		r.Fail("%d bytes after the free list", len(r.B))
+		r.Fail("%d bytes after the metadata", len(r.B))
 	}
 	if r.Err != nil {
 		return nil, r.Err
