@@ -253,8 +253,31 @@ func forEachStore(t *testing.T, fn func(t *testing.T, env *env), opts ...envOpti
 	t.Helper()
 	for _, kind := range storeKinds() {
 		t.Run(kind.name, func(t *testing.T) {
+			skipWithoutVectors(t, kind, opts)
 			fn(t, newEnv(t, kind, opts...))
 		})
+	}
+}
+
+// skipWithoutVectors skips a kind without semantic search (native search
+// on a PostgreSQL without pgvector, which refuses to start with an
+// embedder) when opts configure an embedder; postgresql-pgvector (PGlite)
+// covers native search with vectors on PostgreSQL.
+func skipWithoutVectors(t testing.TB, kind storeKind, opts []envOption) {
+	t.Helper()
+	if !kind.noVectors {
+		return
+	}
+	var s envSettings
+	for _, o := range opts {
+		o(&s)
+	}
+	var c contextd.Config
+	for _, f := range s.configure {
+		f(&c)
+	}
+	if c.Embedding.Embedder != nil {
+		t.Skipf("%s has no pgvector: an engine with embeddings refuses to start there", kind.name)
 	}
 }
 
