@@ -278,42 +278,6 @@ func (c *Catalog) Remove(id string) bool {
 	return true
 }
 
-// Reset empties the catalog (for a rebuild).
-func (c *Catalog) Reset() { c.Replace(New()) }
-
-// Replace makes c hold what n holds (a catalog read from a snapshot, or
-// an empty one); n must not be used afterwards.
-func (c *Catalog) Replace(n *Catalog) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ords, c.slots, c.free, c.created = n.ords, n.slots, n.free, n.created
-	c.length, c.tokens, c.blockMax = n.length, n.tokens, nil
-	for ord, s := range c.slots { // block bounds are derived: rebuild them
-		if s.live {
-			c.noteCreated(uint32(ord), s.created)
-		}
-	}
-	c.all, c.public = n.all, n.public
-	c.owner, c.user, c.group = n.owner, n.user, n.group
-	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
-	switch {
-	case c.meta == nil:
-	case n.meta != nil: // a metadata catalog's snapshot (or NewMeta)
-		c.meta, c.unserved = n.meta, n.unserved
-	default:
-		// A snapshot without metadata columns: every entry it holds is
-		// unserved, so metadata conditions go to SQL (List's fallback)
-		// until the entry is written again; an empty catalog has none.
-		c.meta, c.unserved = map[string]*column{}, 0
-		for ord := range c.slots {
-			if c.slots[ord].live {
-				c.slots[ord].unserved = true
-				c.unserved++
-			}
-		}
-	}
-}
-
 // Ordinal is the ordinal of a live id.
 func (c *Catalog) Ordinal(id string) (uint32, bool) {
 	c.mu.RLock()

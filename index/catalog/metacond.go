@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // MetaCond is one metadata condition of metadata_filters (or of the
@@ -245,18 +247,6 @@ func textPred(test func(string) bool) pred {
 	}
 }
 
-// asciiLower folds A-Z only, as SQLite's lower() does.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
+// asciiLower folds A-Z only, as SQLite's lower() does (the answers
+// must equal SQL's).
+var asciiLower = sqlval.ASCIILower
