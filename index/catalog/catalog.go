@@ -28,6 +28,7 @@
 package catalog
 
 import (
+	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
@@ -67,41 +68,36 @@ type Query struct {
 	IDs []string
 }
 
-// slot is what the catalog remembers of a live ordinal: the bitmap keys
-// it was added to, so Remove can clear it from each.
+// slot is what the catalog remembers of an ordinal: its id and the
+// number of its shape (shape.go), which names the bitmap keys it was
+// added to, so Remove can clear it from each; shape 0 is a dead slot.
 type slot struct {
-	id      string
-	live    bool
-	public  bool
-	owner   str
-	users   []string // user-grant principals
-	groups  []string // group-grant principals
-	thread  str
-	source  str
-	ctype   str
-	tags    []str
-	created int64 // unix microseconds
+	id    string
+	shape uint32
 	// unserved: the entry's metadata is not in the columns (meta.go).
 	unserved bool
 }
 
-// str is a canonical (interned) string: the values of a slot repeat across
-// entries (one owner, a few threads and tags for thousands of entries) but
-// a scan of SQL returns each as a fresh allocation. Interning keeps one
-// copy per distinct value and 8 bytes per field (BenchmarkCatalogMemory,
-// 100k entries of 8 threads and 20 tags: 415 B per entry with strings, 257
-// B with handles; the engine keeps two catalogs, so about 32 MB less at
-// 100k), and a value no entry holds any more is collected (unique's
-// handles are weak).
+func (s *slot) live() bool { return s.shape != 0 }
+
+// str is a canonical (interned) string: the field values of the shapes
+// repeat (one owner in every shape of its entries) and a scan of SQL
+// returns each as a fresh allocation; interning keeps one copy per
+// distinct value and 8 bytes per field, and a value no shape holds any
+// more is collected (unique's handles are weak).
 type str = unique.Handle[string]
 
 // Catalog maps entry ids to ordinals and keeps the bitmaps. It is safe for
 // concurrent use: Put and Remove take the write lock, the rest the read
 // lock.
 type Catalog struct {
-	mu      sync.RWMutex
-	ords    map[string]uint32
+	mu sync.RWMutex
+	// ords indexes the live ordinals by id (the hash of an id is
+	// maphash.String with seed).
+	ords    refTable
+	seed    maphash.Seed
 	slots   []slot
+	shapes  shapes
 	free    []uint32
 	created []int64         // per ordinal: CreatedAt in unix microseconds
 	length  []uint32        // per ordinal: text length in index terms
@@ -136,7 +132,8 @@ func NewMeta() *Catalog {
 // New returns an empty catalog.
 func New() *Catalog {
 	return &Catalog{
-		ords:   map[string]uint32{},
+		seed:   maphash.MakeSeed(),
+		shapes: newShapes(),
 		all:    roaring.New(),
 		public: roaring.New(),
 		owner:  map[string]*roaring.Bitmap{},
@@ -174,7 +171,7 @@ func del(m map[string]*roaring.Bitmap, k string, ord uint32) {
 func (c *Catalog) Put(e Entry) uint32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ord, ok := c.ords[e.ID]
+	ord, ok := c.lookup(e.ID)
 	switch {
 	case ok:
 		c.clear(ord)
@@ -187,76 +184,71 @@ func (c *Catalog) Put(e Entry) uint32 {
 		c.created = append(c.created, 0)
 		c.length = append(c.length, 0)
 	}
-	c.ords[e.ID] = ord
-	s := slot{id: e.ID, live: true, owner: unique.Make(e.Owner), public: e.Public, thread: unique.Make(e.ThreadID),
-		source: unique.Make(e.Source), ctype: unique.Make(e.ContentType), created: e.CreatedAt.UnixMicro()}
-	for _, r := range e.Readers {
-		switch {
-		case len(r) > 2 && r[:2] == "u:":
-			s.users = append(s.users, r[2:])
-		case len(r) > 2 && r[:2] == "g:":
-			s.groups = append(s.groups, r[2:])
-		}
+	c.slots[ord] = slot{id: e.ID, shape: c.shapes.acquire(keyOf(e))}
+	if !ok {
+		c.ords.insert(c.idHash(e.ID), ord, c.ordHash)
 	}
-	if len(e.Tags) > 0 {
-		s.tags = make([]str, len(e.Tags))
-		for i, t := range e.Tags {
-			s.tags[i] = unique.Make(t)
-		}
-	}
-	c.slots[ord] = s
-	c.created[ord] = s.created
-	c.noteCreated(ord, s.created)
+	c.created[ord] = e.CreatedAt.UnixMicro()
+	c.noteCreated(ord, c.created[ord])
 	c.length[ord] = e.Length
 	c.tokens += uint64(e.Length)
-	c.all.Add(ord)
-	if s.public {
-		c.public.Add(ord)
-	}
-	add(c.owner, s.owner.Value(), ord)
-	for _, u := range s.users {
-		add(c.user, u, ord)
-	}
-	for _, g := range s.groups {
-		c.group[g] = c.group[g].add(ord)
-	}
-	add(c.thread, s.thread.Value(), ord)
-	add(c.source, s.source.Value(), ord)
-	add(c.ctype, s.ctype.Value(), ord)
-	for _, t := range s.tags {
-		add(c.tag, t.Value(), ord)
-	}
+	c.index(ord)
 	if c.meta != nil {
 		c.putMeta(ord, e.Metadata)
 	}
 	return ord
 }
 
-// clear removes ord from every bitmap its slot is in (the slot itself is
-// left for the caller to overwrite or mark dead).
+// index adds the live ordinal ord to the bitmaps of its shape.
+func (c *Catalog) index(ord uint32) {
+	k := &c.shapes.recs[c.slots[ord].shape].key
+	c.all.Add(ord)
+	if k.public {
+		c.public.Add(ord)
+	}
+	add(c.owner, k.owner.Value(), ord)
+	for u := range strs(k.users) {
+		add(c.user, u, ord)
+	}
+	for g := range strs(k.groups) {
+		c.group[g] = c.group[g].add(ord)
+	}
+	add(c.thread, k.thread.Value(), ord)
+	add(c.source, k.source.Value(), ord)
+	add(c.ctype, k.ctype.Value(), ord)
+	for t := range strs(k.tags) {
+		add(c.tag, t, ord)
+	}
+}
+
+// clear removes ord from every bitmap its slot is in and releases its
+// shape (the slot itself is left for the caller to overwrite or mark
+// dead).
 func (c *Catalog) clear(ord uint32) {
-	s := &c.slots[ord]
+	n := c.slots[ord].shape
+	k := &c.shapes.recs[n].key
 	c.tokens -= uint64(c.length[ord])
 	c.length[ord] = 0
 	c.all.Remove(ord)
 	c.public.Remove(ord)
-	del(c.owner, s.owner.Value(), ord)
-	for _, u := range s.users {
+	del(c.owner, k.owner.Value(), ord)
+	for u := range strs(k.users) {
 		del(c.user, u, ord)
 	}
-	for _, g := range s.groups {
+	for g := range strs(k.groups) {
 		if p := c.group[g].remove(ord); p.empty() {
 			delete(c.group, g)
 		} else {
 			c.group[g] = p
 		}
 	}
-	del(c.thread, s.thread.Value(), ord)
-	del(c.source, s.source.Value(), ord)
-	del(c.ctype, s.ctype.Value(), ord)
-	for _, t := range s.tags {
-		del(c.tag, t.Value(), ord)
+	del(c.thread, k.thread.Value(), ord)
+	del(c.source, k.source.Value(), ord)
+	del(c.ctype, k.ctype.Value(), ord)
+	for t := range strs(k.tags) {
+		del(c.tag, t, ord)
 	}
+	c.shapes.release(n)
 	if c.meta != nil {
 		c.clearMeta(ord)
 	}
@@ -267,13 +259,13 @@ func (c *Catalog) clear(ord uint32) {
 func (c *Catalog) Remove(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ord, ok := c.ords[id]
+	ord, ok := c.lookup(id)
 	if !ok {
 		return false
 	}
 	c.clear(ord)
+	c.ords.remove(c.idHash(id), func(o uint32) bool { return o == ord }, c.ordHash)
 	c.slots[ord] = slot{}
-	delete(c.ords, id)
 	c.free = append(c.free, ord)
 	return true
 }
@@ -282,15 +274,24 @@ func (c *Catalog) Remove(id string) bool {
 func (c *Catalog) Ordinal(id string) (uint32, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	ord, ok := c.ords[id]
-	return ord, ok
+	return c.lookup(id)
+}
+
+func (c *Catalog) idHash(id string) uint64 { return maphash.String(c.seed, id) }
+
+// ordHash is the hash of the id of the live ordinal o.
+func (c *Catalog) ordHash(o uint32) uint64 { return c.idHash(c.slots[o].id) }
+
+// lookup is the ordinal of the live id (under the caller's lock).
+func (c *Catalog) lookup(id string) (uint32, bool) {
+	return c.ords.find(c.idHash(id), func(o uint32) bool { return c.slots[o].id == id })
 }
 
 // ID is the id of a live ordinal.
 func (c *Catalog) ID(ord uint32) (string, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if int(ord) >= len(c.slots) || !c.slots[ord].live {
+	if int(ord) >= len(c.slots) || !c.slots[ord].live() {
 		return "", false
 	}
 	return c.slots[ord].id, true
@@ -300,7 +301,7 @@ func (c *Catalog) ID(ord uint32) (string, bool) {
 func (c *Catalog) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.ords)
+	return c.ords.n
 }
 
 // Allowed returns the ordinals q's caller may read (public, owned, granted
@@ -472,16 +473,16 @@ func (c *Catalog) read(q Query) *roaring.Bitmap {
 
 // readable reports whether the live slot ord is readable by q's caller.
 func (c *Catalog) readable(ord uint32, q Query) bool {
-	s := &c.slots[ord]
+	s := &c.shapes.recs[c.slots[ord].shape].key
 	if s.public || s.owner.Value() == q.Principal {
 		return true
 	}
-	for _, u := range s.users {
+	for u := range strs(s.users) {
 		if u == q.Principal {
 			return true
 		}
 	}
-	for _, g := range s.groups {
+	for g := range strs(s.groups) {
 		for _, qg := range q.Groups {
 			if g == qg {
 				return true
@@ -494,7 +495,7 @@ func (c *Catalog) readable(ord uint32, q Query) bool {
 // matches reports whether the live slot ord passes q's structural filters
 // except dates.
 func (c *Catalog) matches(ord uint32, q Query) bool {
-	s := &c.slots[ord]
+	s := &c.shapes.recs[c.slots[ord].shape].key
 	if q.ThreadID != "" && s.thread.Value() != q.ThreadID {
 		return false
 	}
@@ -506,9 +507,9 @@ func (c *Catalog) matches(ord uint32, q Query) bool {
 	}
 	if q.Tags != nil {
 		hit := false
-		for _, t := range s.tags {
+		for t := range strs(s.tags) {
 			for _, qt := range q.Tags {
-				if t.Value() == qt {
+				if t == qt {
 					hit = true
 					break
 				}
@@ -562,7 +563,7 @@ func (c *Catalog) allowedIDs(q Query) *roaring.Bitmap {
 	out := roaring.New()
 	lo, hi := dateBounds(q)
 	for _, id := range q.IDs {
-		o, ok := c.ords[id]
+		o, ok := c.lookup(id)
 		if !ok {
 			continue
 		}

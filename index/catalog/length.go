@@ -16,7 +16,7 @@ import "github.com/RoaringBitmap/roaring/v2"
 func (c *Catalog) SetLength(id string, n uint32) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ord, ok := c.ords[id]
+	ord, ok := c.lookup(id)
 	if !ok {
 		return false
 	}

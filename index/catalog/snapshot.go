@@ -62,11 +62,11 @@ func (c *Catalog) Reset() { c.Replace(New()) }
 func (c *Catalog) Replace(n *Catalog) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ords, c.slots, c.free, c.created = n.ords, n.slots, n.free, n.created
+	c.ords, c.seed, c.slots, c.shapes, c.free, c.created = n.ords, n.seed, n.slots, n.shapes, n.free, n.created
 	c.length, c.tokens, c.blockMax = n.length, n.tokens, nil
-	for ord, s := range c.slots { // block bounds are derived: rebuild them
-		if s.live {
-			c.noteCreated(uint32(ord), s.created)
+	for ord := range c.slots { // block bounds are derived: rebuild them
+		if c.slots[ord].live() {
+			c.noteCreated(uint32(ord), c.created[ord])
 		}
 	}
 	c.all, c.public = n.all, n.public
@@ -82,7 +82,7 @@ func (c *Catalog) Replace(n *Catalog) {
 		// until the entry is written again; an empty catalog has none.
 		c.meta, c.unserved = map[string]*column{}, 0
 		for ord := range c.slots {
-			if c.slots[ord].live {
+			if c.slots[ord].live() {
 				c.slots[ord].unserved = true
 				c.unserved++
 			}
@@ -112,31 +112,28 @@ func (c *Catalog) Encode(buf []byte) []byte {
 	idBytes := 0
 	for i := range c.slots {
 		s := &c.slots[i]
-		if !s.live {
+		if !s.live() {
 			body = append(body, 0)
 			continue
 		}
+		k := &c.shapes.recs[s.shape].key
 		f := byte(slotLive)
-		if s.public {
+		if k.public {
 			f |= slotPublic
 		}
 		body = append(body, f)
 		idBytes += len(s.id)
 		body = binary.AppendUvarint(body, uint64(len(s.id)))
-		for _, v := range [...]str{s.owner, s.thread, s.source, s.ctype} {
+		for _, v := range [...]str{k.owner, k.thread, k.source, k.ctype} {
 			body = binary.AppendUvarint(body, value(v.Value()))
 		}
-		for _, list := range [...][]string{s.users, s.groups} {
-			body = binary.AppendUvarint(body, uint64(len(list)))
-			for _, v := range list {
+		for _, list := range [...]string{k.users, k.groups, k.tags} {
+			body = binary.AppendUvarint(body, uint64(count(list)))
+			for v := range strs(list) {
 				body = binary.AppendUvarint(body, value(v))
 			}
 		}
-		body = binary.AppendUvarint(body, uint64(len(s.tags)))
-		for _, t := range s.tags {
-			body = binary.AppendUvarint(body, value(t.Value()))
-		}
-		body = binary.AppendVarint(body, s.created)
+		body = binary.AppendVarint(body, c.created[i])
 		body = binary.AppendUvarint(body, uint64(c.length[i]))
 	}
 	body = binary.AppendUvarint(body, uint64(len(c.free)))
@@ -153,7 +150,7 @@ func (c *Catalog) Encode(buf []byte) []byte {
 		buf = append(buf, v...)
 	}
 	for i := range c.slots {
-		if c.slots[i].live {
+		if c.slots[i].live() {
 			buf = append(buf, c.slots[i].id...)
 		}
 	}
@@ -200,7 +197,7 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 	c.slots = make([]slot, nslots)
 	c.created = make([]int64, nslots)
 	c.length = make([]uint32, nslots)
-	c.ords = make(map[string]uint32, nslots)
+	c.ords.reserve(nslots)
 	// Bitmaps are built from sorted ordinal lists (ordinals arrive in
 	// order), container by container, not one Add at a time; the lists
 	// are indexed by value number, not looked up by string.
@@ -230,6 +227,13 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 		}
 		return values[v]
 	}
+	// The fields of a slot, as written, name its shape within this
+	// snapshot: a slot whose bytes were seen takes that shape without
+	// encoding its lists and hashing them (by public flag, which is
+	// written apart).
+	var byFields [2]map[string]uint32
+	byFields[0], byFields[1] = map[string]uint32{}, map[string]uint32{}
+	var enc [3][]byte // scratch: the encoded users, groups and tags
 	for i := 0; i < nslots && r.Err == nil; i++ {
 		f := r.Bytes(1)
 		if r.Err != nil {
@@ -248,31 +252,22 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 			r.Fail("slot %d: id past the ids", i)
 			break
 		}
-		s := slot{id: ids[idAt : idAt+n], live: true, public: f[0]&slotPublic != 0}
+		id := ids[idAt : idAt+n]
 		idAt += n
-		s.owner, s.thread, s.source, s.ctype = num(kOwner, ord), num(kThread, ord), num(kSource, ord), num(kCType, ord)
-		for j, list := range [...]*[]string{&s.users, &s.groups} {
-			k := r.Count(1)
-			if k > 0 {
-				*list = make([]string, k)
-				for x := range *list {
-					kind := kUser
-					if j == 1 {
-						kind = -1 // group postings are added one by one below
-					}
-					if v := num(kind, ord); r.Err == nil {
-						(*list)[x] = v.Value()
-					}
+		fields := r.B
+		k := shapeKey{public: f[0]&slotPublic != 0}
+		k.owner, k.thread, k.source, k.ctype = num(kOwner, ord), num(kThread, ord), num(kSource, ord), num(kCType, ord)
+		// Group postings are added one by one below, from the shape.
+		for j, kind := range [...]int{kUser, -1, kTag} {
+			enc[j] = enc[j][:0]
+			for range r.Count(1) {
+				if v := num(kind, ord); r.Err == nil {
+					enc[j] = appendString(enc[j], v.Value())
 				}
 			}
 		}
-		if k := r.Count(1); k > 0 {
-			s.tags = make([]str, k)
-			for j := range s.tags {
-				s.tags[j] = num(kTag, ord)
-			}
-		}
-		s.created = r.Varint()
+		fields = fields[:len(fields)-len(r.B)]
+		created := r.Varint()
 		length := r.Uvarint()
 		if length > math.MaxUint32 {
 			r.Fail("slot %d: length %d", i, length)
@@ -280,21 +275,33 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 		if r.Err != nil {
 			break
 		}
-		before := len(c.ords)
-		c.ords[s.id] = ord // one hash for the insert and the duplicate check
-		if len(c.ords) == before {
-			r.Fail("slot %d: id %q twice", i, s.id)
+		h := c.idHash(id)
+		if _, dup := c.ords.find(h, func(o uint32) bool { return c.slots[o].id == id }); dup {
+			r.Fail("slot %d: id %q twice", i, id)
 			break
 		}
-		c.slots[i] = s
-		c.created[i] = s.created
+		pub := 0
+		if k.public {
+			pub = 1
+		}
+		sh, ok := byFields[pub][string(fields)]
+		if ok {
+			c.shapes.recs[sh].refs++
+		} else {
+			k.users, k.groups, k.tags = string(enc[0]), string(enc[1]), string(enc[2])
+			sh = c.shapes.acquire(k)
+			byFields[pub][string(fields)] = sh
+		}
+		c.slots[i] = slot{id: id, shape: sh}
+		c.ords.insert(h, ord, c.ordHash)
+		c.created[i] = created
 		c.length[i] = uint32(length)
 		c.tokens += length
 		all = append(all, ord)
-		if s.public {
+		if k.public {
 			public = append(public, ord)
 		}
-		for _, g := range s.groups {
+		for g := range strs(c.shapes.recs[sh].key.groups) {
 			c.group[g] = c.group[g].add(ord)
 		}
 	}
@@ -311,7 +318,7 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 		if r.Err != nil {
 			break
 		}
-		if o >= uint64(nslots) || c.slots[o].live || seen[uint32(o)] {
+		if o >= uint64(nslots) || c.slots[o].live() || seen[uint32(o)] {
 			r.Fail("free ordinal %d is not a dead slot", o)
 			break
 		}

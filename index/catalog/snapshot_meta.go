@@ -47,7 +47,7 @@ func (c *Catalog) encodeMeta(b []byte) []byte {
 	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(c.unserved))
 	for i := range c.slots {
-		if c.slots[i].live && c.slots[i].unserved {
+		if c.slots[i].live() && c.slots[i].unserved {
 			b = binary.AppendUvarint(b, uint64(i))
 		}
 	}
@@ -114,7 +114,7 @@ func (c *Catalog) decodeMeta(r *snapfmt.Reader) {
 		return
 	}
 	c.meta = map[string]*column{}
-	live := func(o uint64) bool { return o < uint64(len(c.slots)) && c.slots[o].live }
+	live := func(o uint64) bool { return o < uint64(len(c.slots)) && c.slots[o].live() }
 	for range r.Count(1) {
 		o := r.Uvarint()
 		if r.Err != nil || !live(o) || c.slots[o].unserved {
