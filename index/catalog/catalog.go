@@ -30,6 +30,7 @@ package catalog
 import (
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unique"
@@ -146,13 +147,29 @@ func New() *Catalog {
 	}
 }
 
+// add adds ord to k's bitmap in m. A new key is a copy of k, not the
+// caller's string (a slice of a shape's encoded list): see addGroup.
 func add(m map[string]*roaring.Bitmap, k string, ord uint32) {
 	b := m[k]
 	if b == nil {
 		b = roaring.New()
-		m[k] = b
+		m[strings.Clone(k)] = b
 	}
 	b.Add(ord)
+}
+
+// addGroup adds ord to group g's posting. A new key is a copy of g, a
+// small string of its own: a slice of a shape's encoded list would keep
+// the whole list alive after the shape is gone, and the keys of a map of
+// thousands of groups, compared on every probe of Allowed, would lie
+// scattered over the shapes' strings instead of packed together in the
+// allocator's smallest size classes.
+func (c *Catalog) addGroup(g string, ord uint32) {
+	p, ok := c.group[g]
+	if !ok {
+		g = strings.Clone(g)
+	}
+	c.group[g] = p.add(ord)
 }
 
 func del(m map[string]*roaring.Bitmap, k string, ord uint32) {
@@ -211,7 +228,7 @@ func (c *Catalog) index(ord uint32) {
 		add(c.user, u, ord)
 	}
 	for g := range strs(k.groups) {
-		c.group[g] = c.group[g].add(ord)
+		c.addGroup(g, ord)
 	}
 	add(c.thread, k.thread.Value(), ord)
 	add(c.source, k.source.Value(), ord)

@@ -302,7 +302,7 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 			public = append(public, ord)
 		}
 		for g := range strs(c.shapes.recs[sh].key.groups) {
-			c.group[g] = c.group[g].add(ord)
+			c.addGroup(g, ord)
 		}
 	}
 	nfree := r.Count(1)
