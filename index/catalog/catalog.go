@@ -99,6 +99,7 @@ type Catalog struct {
 	seed    maphash.Seed
 	slots   []slot
 	shapes  shapes
+	scratch []byte // Put's encoding of a shape's lists
 	free    []uint32
 	created []int64         // per ordinal: CreatedAt in unix microseconds
 	length  []uint32        // per ordinal: text length in index terms
@@ -201,7 +202,9 @@ func (c *Catalog) Put(e Entry) uint32 {
 		c.created = append(c.created, 0)
 		c.length = append(c.length, 0)
 	}
-	c.slots[ord] = slot{id: e.ID, shape: c.shapes.acquire(keyOf(e))}
+	var k shapeKey
+	k, c.scratch = keyOf(e, c.scratch)
+	c.slots[ord] = slot{id: e.ID, shape: c.shapes.acquire(k)}
 	if !ok {
 		c.ords.insert(c.idHash(e.ID), ord, c.ordHash)
 	}

@@ -98,24 +98,28 @@ func (t *shapes) release(n uint32) {
 	t.free = append(t.free, n)
 }
 
-// keyOf is the shape of e: its fields interned, its lists encoded.
-func keyOf(e Entry) shapeKey {
+// keyOf is the shape of e: its fields interned, its lists encoded into
+// buf (scratch, returned for reuse) and copied out in one string that the
+// three lists slice (one allocation a Put, garbage when the shape exists).
+func keyOf(e Entry, buf []byte) (shapeKey, []byte) {
 	k := shapeKey{owner: unique.Make(e.Owner), public: e.Public, thread: unique.Make(e.ThreadID),
 		source: unique.Make(e.Source), ctype: unique.Make(e.ContentType)}
-	var users, groups, tags []byte
-	for _, r := range e.Readers {
-		switch {
-		case len(r) > 2 && r[:2] == "u:":
-			users = appendString(users, r[2:])
-		case len(r) > 2 && r[:2] == "g:":
-			groups = appendString(groups, r[2:])
+	b := buf[:0]
+	var cut [2]int // where the user grants and the group grants end
+	for i, prefix := range [...]string{"u:", "g:"} {
+		for _, r := range e.Readers {
+			if len(r) > 2 && r[:2] == prefix {
+				b = appendString(b, r[2:])
+			}
 		}
+		cut[i] = len(b)
 	}
 	for _, t := range e.Tags {
-		tags = appendString(tags, t)
+		b = appendString(b, t)
 	}
-	k.users, k.groups, k.tags = string(users), string(groups), string(tags)
-	return k
+	all := string(b)
+	k.users, k.groups, k.tags = all[:cut[0]], all[cut[0]:cut[1]], all[cut[1]:]
+	return k, b
 }
 
 // strs iterates an encoded list (appendString's elements, back to back).
