@@ -1,6 +1,10 @@
 package catalog
 
-import "github.com/RoaringBitmap/roaring/v2"
+import (
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
 
 // posting is the ordinals of one group grant: up to inlineOrds of them
 // inline (most groups of a caller with thousands of groups hold a few
@@ -53,3 +57,39 @@ func (p posting) remove(ord uint32) posting {
 }
 
 func (p posting) empty() bool { return p.n == 0 && (p.bm == nil || p.bm.IsEmpty()) }
+
+// add adds ord to k's bitmap in m. A new key is a copy of k, not the
+// caller's string (a slice of a shape's encoded list): see addGroup.
+func add(m map[string]*roaring.Bitmap, k string, ord uint32) {
+	b := m[k]
+	if b == nil {
+		b = roaring.New()
+		m[strings.Clone(k)] = b
+	}
+	b.Add(ord)
+}
+
+// addGroup adds ord to group g's posting. A new key is a copy of g, a
+// small string of its own: a slice of a shape's encoded list would keep
+// the whole list alive after the shape is gone, and the keys of a map of
+// thousands of groups, compared on every probe of Allowed, would lie
+// scattered over the shapes' strings instead of packed together in the
+// allocator's smallest size classes.
+func (c *Catalog) addGroup(g string, ord uint32) {
+	p, ok := c.group[g]
+	if !ok {
+		g = strings.Clone(g)
+	}
+	c.group[g] = p.add(ord)
+}
+
+func del(m map[string]*roaring.Bitmap, k string, ord uint32) {
+	b := m[k]
+	if b == nil {
+		return
+	}
+	b.Remove(ord)
+	if b.IsEmpty() {
+		delete(m, k) // no map growth from principals and values that left
+	}
+}
