@@ -326,11 +326,14 @@ func TestStartupSnapshotsOracle(t *testing.T) {
 // what it accepts is consistent (every chunk's entry is in the catalog,
 // keys ascending per entry, the counted number of chunks).
 func FuzzDecodeState(f *testing.F) {
-	vi := &vecIndex{cat: catalogOf(f), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{}}
+	vi := &vecIndex{cat: catalogOf(f), cm: newChunkMap(0, 0)}
 	ord, _ := vi.cat.Ordinal("a")
-	vi.chunks[7] = chunkRef{ord: ord, index: 0, start: 0, end: 5}
-	vi.chunks[9] = chunkRef{ord: ord, index: 1, start: 5, end: 9}
-	vi.byEntry["a"] = []uint64{7, 9}
+	vi.cm.put(7, ord, span{0, 0, 5})
+	vi.cm.put(9, ord, span{1, 5, 9})
+	vi.cm.setKeys(ord, []uint64{7, 9})
+	ordB, _ := vi.cat.Ordinal("b")
+	vi.cm.put(12, ordB, span{0, 1 << 33, 1<<33 + 7}) // beyond uint32: kept aside
+	vi.cm.setKeys(ordB, []uint64{12})
 	f.Add(vi.encodeState(nil, follow.Mark{Seq: 3, Entry: "a"}))
 	f.Add([]byte(vectorStateMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -339,24 +342,29 @@ func FuzzDecodeState(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			n := 0
-			for id, keys := range s.byEntry {
-				ord, ok := s.cat.Ordinal(id)
+			n, entries := 0, 0
+			for ord := range len(s.cm.first) {
+				keys := s.cm.keys(uint32(ord))
+				if len(keys) == 0 {
+					continue
+				}
+				entries++
+				id, ok := s.cat.ID(uint32(ord))
 				if !ok {
-					t.Fatalf("chunks of %s, not in the catalog", id)
+					t.Fatalf("chunks of ordinal %d, not in the catalog", ord)
 				}
 				for i, k := range keys {
 					if i > 0 && keys[i-1] >= k {
 						t.Fatalf("keys of %s not ascending: %v", id, keys)
 					}
-					if s.chunks[k].ord != ord {
-						t.Fatalf("chunk %d names ordinal %d, its entry has %d", k, s.chunks[k].ord, ord)
+					if got, _, ok := s.cm.ref(k); !ok || got != uint32(ord) {
+						t.Fatalf("chunk %d names ordinal %d, its entry has %d", k, got, ord)
 					}
 				}
 				n += len(keys)
 			}
-			if n != s.nchunks || len(s.chunks) != n {
-				t.Fatalf("%d chunks listed, %d mapped, %d counted", n, len(s.chunks), s.nchunks)
+			if n != s.nchunks || s.cm.len() != n || entries != s.cm.entries {
+				t.Fatalf("%d chunks listed, %d mapped, %d counted; %d entries, %d counted", n, s.cm.len(), s.nchunks, entries, s.cm.entries)
 			}
 		}
 	})

@@ -42,12 +42,6 @@ import (
 // vectorSnapshotFile is the graph snapshot inside the index directory.
 const vectorSnapshotFile = "hnsw.snap"
 
-// chunkRef is what the index knows of one chunk key.
-type chunkRef struct {
-	ord               uint32 // the entry's catalog ordinal
-	index, start, end int
-}
-
 // vecIndex is the in-process vector index of an engine.
 type vecIndex struct {
 	st       persist.Store
@@ -59,12 +53,11 @@ type vecIndex struct {
 	cat   *catalog.Catalog
 	codec *compress.Codec // reads stored codes; nil with compression off
 
-	// emu guards chunks and byEntry. Lock order: emu before the graph's
-	// own lock, in searches (read) and in applies (write) alike.
-	emu     sync.RWMutex
-	chunks  map[uint64]chunkRef
-	byEntry map[string][]uint64 // entry id -> its chunk keys, sorted
-	wm      int64               // the change-log seq applied up to (under emu)
+	// emu guards cm. Lock order: emu before the graph's own lock, in
+	// searches (read) and in applies (write) alike.
+	emu sync.RWMutex
+	cm  *chunkMap // chunk key -> entry ordinal and range; ordinal -> keys
+	wm  int64     // the change-log seq applied up to (under emu)
 
 	// Snapshots are also written in the background once enough has
 	// changed, so a killed process restarts from a recent graph instead of
@@ -87,7 +80,7 @@ const (
 func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim int, comp quant.Settings, dir string, progress io.Writer) (*vecIndex, error) {
 	vi := &vecIndex{
 		st: st, dir: dir, progress: progress,
-		cat: catalog.New(), chunks: map[uint64]chunkRef{}, byEntry: map[string][]uint64{},
+		cat: catalog.New(), cm: newChunkMap(0, 0),
 	}
 	began := time.Now()
 	vo, err := graphOptions(dim, comp)
@@ -126,7 +119,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
 	if state != nil {
-		vi.cat, vi.chunks, vi.byEntry, vi.wm = state.cat, state.chunks, state.byEntry, state.mark.Seq
+		vi.cat, vi.cm, vi.wm = state.cat, state.cm, state.mark.Seq
 		vi.follow.Resume(state.mark.Seq) // Start replays the rows after it
 	} else if err := vi.reconcileAll(ctx, why, began); err != nil {
 		return nil, err
@@ -254,7 +247,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 			keys := make([]uint64, 0, len(d.Chunks))
 			for _, c := range d.Chunks {
 				keys = append(keys, c.Key)
-				vi.chunks[c.Key] = chunkRef{ord: ord, index: c.Index, start: c.Start, end: c.End}
+				vi.cm.put(c.Key, ord, span{c.Index, c.Start, c.End})
 				if inGraph[c.Key] {
 					delete(inGraph, c.Key)
 					continue
@@ -265,7 +258,7 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 				added++
 			}
 			slices.Sort(keys)
-			vi.byEntry[d.ID] = keys
+			vi.cm.setKeys(ord, keys)
 		}
 		return nil
 	})
@@ -321,7 +314,9 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	}
 	for _, id := range ids {
 		if !exists[id] {
-			vi.dropChunks(id)
+			if ord, ok := vi.cat.Ordinal(id); ok {
+				vi.dropChunks(ord) // before the catalog may reuse ord
+			}
 			vi.cat.Remove(id)
 		}
 	}
@@ -339,26 +334,31 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error
 		}
 		slices.Sort(keys)
 	}
-	if slices.Equal(keys, vi.byEntry[id]) {
-		for _, k := range keys { // the ordinal may have changed
-			r := vi.chunks[k]
-			r.ord = ord
-			vi.chunks[k] = r
-		}
+	// A live id keeps its ordinal (catalog.Put), so ord's keys are the
+	// entry's own.
+	if slices.Equal(keys, vi.cm.keys(ord)) {
 		return nil
 	}
-	vi.dropChunks(id)
+	vi.dropChunks(ord)
 	if len(keys) == 0 {
 		return nil
 	}
-	for _, c := range d.Chunks {
+	vi.changed += len(keys)
+	for i, c := range d.Chunks {
 		if err := vi.add(&c); err != nil {
+			// What the graph took stays recorded, so that a retry of the
+			// batch (the keys then differ) or a removal drops it.
+			added := make([]uint64, i)
+			for j := range added {
+				added[j] = d.Chunks[j].Key
+			}
+			slices.Sort(added)
+			vi.cm.setKeys(ord, added)
 			return fmt.Errorf("vector index: entry %s: %w", id, err)
 		}
-		vi.chunks[c.Key] = chunkRef{ord: ord, index: c.Index, start: c.Start, end: c.End}
+		vi.cm.put(c.Key, ord, span{c.Index, c.Start, c.End})
 	}
-	vi.byEntry[id] = keys
-	vi.changed += len(keys)
+	vi.cm.setKeys(ord, keys)
 	return nil
 }
 
@@ -385,14 +385,15 @@ func (vi *vecIndex) add(c *persist.KeyedChunk) error {
 	return vi.g.Add(c.Key, v)
 }
 
-// dropChunks removes the chunks of entry id. The caller holds emu.
-func (vi *vecIndex) dropChunks(id string) {
-	for _, k := range vi.byEntry[id] {
+// dropChunks removes the chunks of the entry of ordinal ord. The caller
+// holds emu.
+func (vi *vecIndex) dropChunks(ord uint32) {
+	keys := vi.cm.keys(ord)
+	for _, k := range keys {
 		vi.g.Delete(k)
-		delete(vi.chunks, k)
 	}
-	vi.changed += len(vi.byEntry[id])
-	delete(vi.byEntry, id)
+	vi.changed += len(keys)
+	vi.cm.drop(ord)
 }
 
 // search returns the best rankDepth entries of the allowed set nearest to
@@ -405,13 +406,13 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
 	allow := func(key uint64) bool {
-		r, ok := vi.chunks[key]
-		return ok && allowed.Contains(r.ord)
+		ord, ok := vi.cm.ordinal(key)
+		return ok && allowed.Contains(ord)
 	}
 	// Chunks allowed: an estimate from the entries' average chunk count.
 	per := 1.0
-	if n := len(vi.byEntry); n > 0 {
-		per = float64(len(vi.chunks)) / float64(n)
+	if n := vi.cm.entries; n > 0 {
+		per = float64(vi.cm.len()) / float64(n)
 	}
 	allowCount := max(1, int(float64(allowed.GetCardinality())*per))
 	k := depth
@@ -422,12 +423,12 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 		}
 		best := map[uint32]VectorHit{}
 		for _, h := range hits {
-			r := vi.chunks[h.Key]
+			ord, r, _ := vi.cm.ref(h.Key) // allowed, so present
 			c := VectorHit{Distance: float64(h.Distance), Chunk: r.index, Start: r.start, End: r.end}
-			if b, ok := best[r.ord]; ok && (b.Distance < c.Distance || b.Distance == c.Distance && b.Start <= c.Start) {
+			if b, ok := best[ord]; ok && (b.Distance < c.Distance || b.Distance == c.Distance && b.Start <= c.Start) {
 				continue
 			}
-			best[r.ord] = c
+			best[ord] = c
 		}
 		// Enough distinct entries, or every allowed chunk was returned.
 		if len(best) >= depth || len(hits) < k || k >= allowCount {
@@ -476,10 +477,10 @@ func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
 	allowed := vi.allowedSet(acc, persist.Filter{})
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
-	for id, keys := range vi.byEntry {
-		if ord, ok := vi.cat.Ordinal(id); ok && allowed.Contains(ord) {
+	for it := allowed.Iterator(); it.HasNext(); {
+		if n := len(vi.cm.keys(it.Next())); n > 0 {
 			entries++
-			chunks += len(keys)
+			chunks += n
 		}
 	}
 	return entries, chunks

@@ -54,8 +54,7 @@ type vecState struct {
 	mark    follow.Mark
 	nchunks int
 	cat     *catalog.Catalog
-	chunks  map[uint64]chunkRef
-	byEntry map[string][]uint64
+	cm      *chunkMap
 }
 
 // encodeState appends the state snapshot of vi to buf. The caller holds
@@ -66,18 +65,21 @@ func (vi *vecIndex) encodeState(buf []byte, m follow.Mark) []byte {
 	buf = binary.AppendUvarint(buf, uint64(m.Seq))
 	buf = binary.AppendUvarint(buf, uint64(len(m.Entry)))
 	buf = append(buf, m.Entry...)
-	buf = binary.AppendUvarint(buf, uint64(len(vi.chunks)))
+	buf = binary.AppendUvarint(buf, uint64(vi.cm.len()))
 	cat := vi.cat.Encode(nil)
 	buf = binary.AppendUvarint(buf, uint64(len(cat)))
 	buf = append(buf, cat...)
-	buf = binary.AppendUvarint(buf, uint64(len(vi.byEntry)))
-	for id, keys := range vi.byEntry {
-		ord, _ := vi.cat.Ordinal(id)
+	buf = binary.AppendUvarint(buf, uint64(vi.cm.entries))
+	for ord := range len(vi.cm.first) { // ordinal order (any order reads back)
+		keys := vi.cm.keys(uint32(ord))
+		if len(keys) == 0 {
+			continue
+		}
 		buf = binary.AppendUvarint(buf, uint64(ord))
 		buf = binary.AppendUvarint(buf, uint64(len(keys)))
 		prev := uint64(0)
 		for _, k := range keys {
-			r := vi.chunks[k]
+			_, r, _ := vi.cm.ref(k)
 			buf = binary.AppendUvarint(buf, k-prev)
 			prev = k
 			buf = binary.AppendVarint(buf, int64(r.index))
@@ -118,11 +120,9 @@ func decodeState(data []byte) (*vecState, error) {
 	case s.nchunks > len(r.B)/4:
 		return nil, errors.New("chunk count exceeds the data")
 	}
-	s.chunks = make(map[uint64]chunkRef, s.nchunks)
-	s.byEntry = make(map[string][]uint64, n)
-	// Every entry's keys are slices of one array (they are replaced,
-	// never appended to: setChunks, dropChunks).
-	all := make([]uint64, 0, s.nchunks)
+	s.cm = newChunkMap(n, s.nchunks)
+	var keys []uint64 // one entry's; kept by the map when several
+	seen := 0
 	for range n {
 		ord := r.Uvarint()
 		k := r.Count(4)
@@ -136,13 +136,13 @@ func decodeState(data []byte) (*vecState, error) {
 		if !ok {
 			return nil, fmt.Errorf("chunks of ordinal %d, not in the catalog", ord)
 		}
-		if _, dup := s.byEntry[id]; dup {
+		if len(s.cm.keys(uint32(ord))) > 0 {
 			return nil, fmt.Errorf("chunks of %s twice", id)
 		}
-		if len(all)+k > s.nchunks {
+		if seen+k > s.nchunks {
 			return nil, errors.New("more chunks than counted")
 		}
-		from := len(all)
+		keys = keys[:0]
 		key := uint64(0)
 		for j := range k {
 			d := r.Uvarint()
@@ -150,20 +150,29 @@ func decodeState(data []byte) (*vecState, error) {
 				r.Fail("chunk keys out of order")
 			}
 			key += d
-			ref := chunkRef{ord: uint32(ord), index: r.Int32(), start: r.Int32(), end: r.Int32()}
+			// Any int64 (chunkMap keeps ranges beyond uint32 aside).
+			sp := span{index: int(r.Varint()), start: int(r.Varint()), end: int(r.Varint())}
 			if r.Err != nil {
 				break
 			}
-			if _, dup := s.chunks[key]; dup {
+			if _, _, dup := s.cm.ref(key); dup {
 				return nil, fmt.Errorf("chunk %d twice", key)
 			}
-			s.chunks[key] = ref
-			all = append(all, key)
+			s.cm.put(key, uint32(ord), sp)
+			keys = append(keys, key)
 		}
-		s.byEntry[id] = all[from:len(all):len(all)]
+		if r.Err != nil {
+			break
+		}
+		seen += len(keys)
+		if len(keys) == 1 && keys[0] != 0 {
+			s.cm.setKeys(uint32(ord), keys) // copied into the map's array
+		} else {
+			s.cm.setKeys(uint32(ord), slices.Clone(keys))
+		}
 	}
-	if r.Err == nil && (len(all) != s.nchunks || len(r.B) != 0) {
-		r.Fail("%d chunks of %d counted, %d bytes left", len(all), s.nchunks, len(r.B))
+	if r.Err == nil && (seen != s.nchunks || len(r.B) != 0) {
+		r.Fail("%d chunks of %d counted, %d bytes left", seen, s.nchunks, len(r.B))
 	}
 	if r.Err != nil {
 		return nil, r.Err
@@ -244,13 +253,13 @@ func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) 
 		changed[c.EntryID] = true
 	}
 	var ids []string
-	for id := range s.byEntry { // map order: a different sample each start
-		if !changed[id] {
-			ids = append(ids, id)
-		}
-		if len(ids) == spotChecks {
-			break
-		}
+	var ords []uint32
+	for _, ord := range s.cm.sample(spotChecks, func(ord uint32) bool {
+		id, _ := s.cat.ID(ord)
+		return !changed[id]
+	}) {
+		id, _ := s.cat.ID(ord)
+		ids, ords = append(ids, id), append(ords, ord)
 	}
 	if len(ids) == 0 {
 		return "", nil
@@ -265,10 +274,10 @@ func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) 
 			got[d.ID] = append(got[d.ID], c.Key)
 		}
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		keys := got[id]
 		slices.Sort(keys)
-		if !slices.Equal(keys, s.byEntry[id]) {
+		if !slices.Equal(keys, s.cm.keys(ords[i])) {
 			return fmt.Sprintf("the chunk vectors of entry %s were rewritten without a change-log row (contextd migrate reembed)", id), nil
 		}
 	}
