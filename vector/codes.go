@@ -155,7 +155,7 @@ type Memory struct {
 	Vectors int // float32 vectors (none in code mode without KeepFloat)
 	Codes   int // quant code records
 	Links   int // neighbour lists, all layers
-	Other   int // keys, levels, bitsets, the key map (estimated at 48 bytes a key)
+	Other   int // keys, levels, bitsets, the key map (estimated at 48 bytes a key) and the upper layers' map (48 a node)
 }
 
 // Total is the sum of the parts.
@@ -170,9 +170,9 @@ func (ix *Index) Memory() Memory {
 	defer ix.mu.RUnlock()
 	m := Memory{Nodes: len(ix.keys), Vectors: 4 * cap(ix.vecs), Codes: cap(ix.codes), Links: 4 * cap(ix.links0)}
 	for _, u := range ix.upper {
-		m.Links += 4*cap(u) + 24
+		m.Links += 4 * cap(u)
 	}
-	m.Other = 8*cap(ix.keys) + cap(ix.levels) + 8*(cap(ix.dead)+cap(ix.freed)) + 48*len(ix.byKey)
+	m.Other = 8*cap(ix.keys) + cap(ix.levels) + 8*(cap(ix.dead)+cap(ix.freed)) + 48*len(ix.byKey) + 48*len(ix.upper)
 	return m
 }
 

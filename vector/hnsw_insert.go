@@ -145,13 +145,12 @@ func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float3
 		}
 		ix.keys = append(ix.keys, key)
 		ix.levels = append(ix.levels, 0)
-		ix.upper = append(ix.upper, nil)
 		ix.links0 = append(room(ix.links0, ix.m0+1), make([]uint32, ix.m0+1)...)
 		ix.dead.grow(len(ix.keys))
 		ix.freed.grow(len(ix.keys))
 	}
 	ix.levels[id] = uint8(level)
-	ix.upper[id] = nil
+	delete(ix.upper, id)
 	if level > 0 {
 		ix.upper[id] = make([]uint32, level*(ix.o.M+1))
 	}

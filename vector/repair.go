@@ -101,7 +101,7 @@ func (ix *Index) repair() {
 			}
 			b := i * (ix.m0 + 1)
 			clear(ix.links0[b : b+ix.m0+1])
-			ix.upper[u] = nil
+			delete(ix.upper, u)
 			ix.levels[u] = 0
 			ix.freed.set(u)
 			ix.free = append(ix.free, u)

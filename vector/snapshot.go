@@ -100,7 +100,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		e.u32(x)
 	}
 	for i := 0; i < n; i++ {
-		for _, x := range ix.upper[i] {
+		for _, x := range ix.upper[uint32(i)] {
 			e.u32(x)
 		}
 	}
@@ -247,13 +247,11 @@ func (d *dec) index() (*Index, error) {
 		ix.codes = d.rawInto(nil, n*ix.csize)
 	}
 	ix.links0 = d.u32sInto(nil, n*(ix.m0+1))
-	ix.upper = make([][]uint32, 0, min(n, 1<<16))
+	ix.upper = map[uint32][]uint32{}
 	for i := 0; i < n && d.err == nil; i++ {
-		var u []uint32
 		if lv := int(ix.levels[i]); lv > 0 && !ix.freed.has(uint32(i)) {
-			u = d.u32sInto(make([]uint32, 0, lv*(o.M+1)), lv*(o.M+1))
+			ix.upper[uint32(i)] = d.u32sInto(make([]uint32, 0, lv*(o.M+1)), lv*(o.M+1))
 		}
-		ix.upper = append(ix.upper, u)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -296,7 +294,7 @@ func (ix *Index) checkGraph() error {
 			if l == 0 {
 				cnt = ix.links0[i*(ix.m0+1)]
 			} else {
-				cnt = ix.upper[i][(l-1)*(ix.o.M+1)]
+				cnt = ix.upper[u][(l-1)*(ix.o.M+1)]
 			}
 			if int(cnt) > ix.capacity(l) {
 				return fmt.Errorf("node %d layer %d has %d neighbours", i, l, cnt)
