@@ -144,10 +144,10 @@ type Index struct {
 	// BenchmarkBuildStorage measured no difference (see the README's
 	// Performance section, 2026-12-03).
 	upper map[uint32][]uint32
-	dead   bitset       // tombstoned or freed
-	freed  bitset       // slot is free for reuse
-	free   []uint32
-	byKey  map[uint64]uint32
+	dead  bitset // tombstoned or freed
+	freed bitset // slot is free for reuse
+	free  []uint32
+	byKey map[uint64]uint32
 
 	entry     uint32
 	maxLevel  int
