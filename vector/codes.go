@@ -155,7 +155,7 @@ type Memory struct {
 	Vectors int // float32 vectors (none in code mode without KeepFloat)
 	Codes   int // quant code records
 	Links   int // neighbour lists, all layers
-	Other   int // keys, levels, bitsets, the key map (estimated at 48 bytes a key) and the upper layers' map (48 a node)
+	Other   int // keys, levels, bitsets, the key table, and the upper layers' map (estimated at 48 bytes a node)
 }
 
 // Total is the sum of the parts.
@@ -172,7 +172,7 @@ func (ix *Index) Memory() Memory {
 	for _, u := range ix.upper {
 		m.Links += 4 * cap(u)
 	}
-	m.Other = 8*cap(ix.keys) + cap(ix.levels) + 8*(cap(ix.dead)+cap(ix.freed)) + 48*len(ix.byKey) + 48*len(ix.upper)
+	m.Other = 8*cap(ix.keys) + cap(ix.levels) + 8*(cap(ix.dead)+cap(ix.freed)) + 4*len(ix.byKey.slots) + 48*len(ix.upper)
 	return m
 }
 

@@ -147,7 +147,7 @@ type Index struct {
 	dead  bitset // tombstoned or freed
 	freed bitset // slot is free for reuse
 	free  []uint32
-	byKey map[uint64]uint32
+	byKey keyTable // live key -> node (keys.go)
 
 	entry     uint32
 	maxLevel  int
@@ -170,7 +170,7 @@ func New(dim int, o Options) (*Index, error) {
 		return nil, fmt.Errorf("%w: quantizer has %d dimensions, the index %d", ErrInvalid, o.Quantizer.Dim(), dim)
 	}
 	o = o.resolved()
-	ix := &Index{dim: dim, o: o, byKey: map[uint64]uint32{}, upper: map[uint32][]uint32{}, entry: noNode}
+	ix := &Index{dim: dim, o: o, upper: map[uint32][]uint32{}, entry: noNode}
 	ix.init()
 	return ix, nil
 }
@@ -214,7 +214,7 @@ func (ix *Index) SetWatermark(seq uint64) {
 func (ix *Index) Contains(key uint64) bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	_, ok := ix.byKey[key]
+	_, ok := ix.byKey.get(ix.keys, key)
 	return ok
 }
 

@@ -24,12 +24,12 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 func (ix *Index) put(key uint64, vec []float32, code []byte) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if old, ok := ix.byKey[key]; ok {
+	if old, ok := ix.byKey.get(ix.keys, key); ok {
 		ix.tombstone(old)
 	}
 	id, qv := ix.alloc(key, vec, code)
 	ix.insert(id, qv)
-	ix.byKey[key] = id
+	ix.byKey.put(ix.keys, id)
 	ix.live++
 	ix.maybeRepair()
 }
@@ -79,7 +79,7 @@ func (ix *Index) SetEfConstruction(ef int) {
 func (ix *Index) Delete(key uint64) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	id, ok := ix.byKey[key]
+	id, ok := ix.byKey.get(ix.keys, key)
 	if !ok {
 		return false
 	}
@@ -89,7 +89,7 @@ func (ix *Index) Delete(key uint64) bool {
 }
 
 func (ix *Index) tombstone(id uint32) {
-	delete(ix.byKey, ix.keys[id])
+	ix.byKey.del(ix.keys, ix.keys[id])
 	ix.dead.set(id)
 	ix.live--
 	ix.tombs++

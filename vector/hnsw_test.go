@@ -201,8 +201,8 @@ func checkConsistent(t *testing.T, ix *Index, wantLive int) {
 	if err := ix.checkGraph(); err != nil {
 		t.Fatalf("graph: %v", err)
 	}
-	if ix.live != wantLive || len(ix.byKey) != wantLive {
-		t.Fatalf("live = %d, byKey = %d, want %d", ix.live, len(ix.byKey), wantLive)
+	if ix.live != wantLive || ix.byKey.len() != wantLive {
+		t.Fatalf("live = %d, byKey = %d, want %d", ix.live, ix.byKey.len(), wantLive)
 	}
 	if ix.tombs != 0 {
 		t.Fatalf("%d tombstones after repair", ix.tombs)
@@ -225,8 +225,8 @@ func checkConsistent(t *testing.T, ix *Index, wantLive int) {
 			}
 		}
 	}
-	for _, id := range ix.byKey {
-		if !seen[id] {
+	for _, s := range ix.byKey.slots {
+		if id := s - 1; s != 0 && !seen[id] {
 			t.Fatalf("node %d (key %d) unreachable from entry %d", id, ix.keys[id], ix.entry)
 		}
 	}

@@ -189,7 +189,7 @@ func (d *dec) index() (*Index, error) {
 		!(o.SwitchCost > 0 && o.SwitchCost <= 1e6) || !(o.RepairFraction > 0 && o.RepairFraction <= 1) {
 		return nil, errors.New("bad options")
 	}
-	ix := &Index{dim: dim, o: o, byKey: map[uint64]uint32{}}
+	ix := &Index{dim: dim, o: o}
 	n := int(d.u32())
 	ix.entry = d.u32()
 	ix.maxLevel = int(d.u32())
@@ -210,7 +210,6 @@ func (d *dec) index() (*Index, error) {
 	// what the stream holds. Nodes and arrays are decoded block by block:
 	// one call per value cost 0.2 s of CPU at 100k nodes, most of the
 	// start-up once the catalogs came from their snapshots (2026-12-03).
-	ix.byKey = make(map[uint64]uint32, min(n, 1<<16))
 	nodes := d.rawInto(nil, n*nodeBytes)
 	if d.err == nil {
 		ix.keys = make([]uint64, 0, n)
@@ -233,10 +232,10 @@ func (d *dec) index() (*Index, error) {
 			ix.dead.set(id)
 			ix.tombs++
 		default:
-			if _, dup := ix.byKey[key]; dup {
+			if _, dup := ix.byKey.get(ix.keys, key); dup {
 				return nil, fmt.Errorf("duplicate key %d", key)
 			}
-			ix.byKey[key] = id
+			ix.byKey.put(ix.keys, id)
 			ix.live++
 		}
 	}
