@@ -32,6 +32,37 @@ const WhiteningEps = 0.005
 // decreasing eigenvalue, each eigenvector's sign fixed so its largest
 // component is positive.
 func Whiten(sample [][]float32, dim int, eps float64) (mean, w []float32) {
+	mean, vals, axes := principalAxes(sample, dim)
+	w = make([]float32, dim*dim)
+	for r := 0; r < dim; r++ {
+		s := 1 / math.Sqrt(max(vals[r], 0)+eps)
+		for k := 0; k < dim; k++ {
+			w[r*dim+k] = float32(s * axes[r*dim+k])
+		}
+	}
+	return mean, w
+}
+
+// PCA returns the sample's mean and its k principal axes (k×dim,
+// row-major, unit length, by decreasing variance, signs fixed as in
+// Whiten): y = axes·(x − mean) keeps the k directions of most variance.
+// A distilled word table is reduced this way (Model2Vec's PCA step).
+func PCA(sample [][]float32, dim, k int) (mean, axes []float32) {
+	mean, _, all := principalAxes(sample, dim)
+	k = min(max(k, 1), dim)
+	axes = make([]float32, k*dim)
+	for i := range axes {
+		axes[i] = float32(all[i])
+	}
+	return mean, axes
+}
+
+// principalAxes is the eigen-decomposition of the sample's covariance:
+// the mean, the eigenvalues in decreasing order and the eigenvectors as
+// rows in that order. The axes come from a cyclic Jacobi decomposition
+// (deterministic: fixed sweep order and tolerance), each eigenvector's
+// sign fixed so its largest component is positive.
+func principalAxes(sample [][]float32, dim int) (mean []float32, vals, axes []float64) {
 	mu := make([]float64, dim)
 	for _, v := range sample {
 		for k := range mu {
@@ -42,29 +73,38 @@ func Whiten(sample [][]float32, dim int, eps float64) (mean, w []float32) {
 		mu[k] /= float64(max(len(sample), 1))
 	}
 	cov := make([]float64, dim*dim)
+	d := make([]float64, dim)
 	for _, v := range sample {
-		for a := 0; a < dim; a++ {
-			da := float64(v[a]) - mu[a]
-			for b := 0; b < dim; b++ {
-				cov[a*dim+b] += da * (float64(v[b]) - mu[b])
+		for a := range d {
+			d[a] = float64(v[a]) - mu[a]
+		}
+		for a := 0; a < dim; a++ { // upper triangle; mirrored below
+			da, row := d[a], cov[a*dim:(a+1)*dim]
+			for b := a; b < dim; b++ {
+				row[b] += da * d[b]
 			}
 		}
 	}
-	for i := range cov {
-		cov[i] /= float64(max(len(sample), 1))
+	for a := 0; a < dim; a++ {
+		for b := a; b < dim; b++ {
+			cov[a*dim+b] /= float64(max(len(sample), 1))
+			cov[b*dim+a] = cov[a*dim+b]
+		}
 	}
-	vals, vecs := jacobi(cov, dim)
+	ev, vecs := jacobi(cov, dim)
 	order := make([]int, dim)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
+	sort.SliceStable(order, func(a, b int) bool { return ev[order[a]] > ev[order[b]] })
 	mean = make([]float32, dim)
 	for k := range mu {
 		mean[k] = float32(mu[k])
 	}
-	w = make([]float32, dim*dim)
+	vals = make([]float64, dim)
+	axes = make([]float64, dim*dim)
 	for r, i := range order {
+		vals[r] = ev[i]
 		big := 0
 		for k := 0; k < dim; k++ {
 			if math.Abs(vecs[k*dim+i]) > math.Abs(vecs[big*dim+i]) {
@@ -75,12 +115,11 @@ func Whiten(sample [][]float32, dim int, eps float64) (mean, w []float32) {
 		if vecs[big*dim+i] < 0 {
 			sign = -1
 		}
-		s := sign / math.Sqrt(max(vals[i], 0)+eps)
 		for k := 0; k < dim; k++ {
-			w[r*dim+k] = float32(s * vecs[k*dim+i])
+			axes[r*dim+k] = sign * vecs[k*dim+i]
 		}
 	}
-	return mean, w
+	return mean, vals, axes
 }
 
 // jacobi diagonalises the symmetric n×n matrix a (destroyed) by cyclic

@@ -99,3 +99,57 @@ func TestEncodeWhitening(t *testing.T) {
 		t.Fatal("wrong-sized whitening encoded")
 	}
 }
+
+// TestPCAOracle: on a sample stretched along known orthogonal directions
+// (the 45° rotation of the first two axes, then the fourth axis), PCA
+// returns those directions in order of variance, unit length, with the
+// sign rule, and projecting on them keeps the variance the sample has
+// along them (the oracle: the exact variances 25, 9 and 4).
+func TestPCAOracle(t *testing.T) {
+	const dim, n = 5, 20000
+	r := rand.New(rand.NewPCG(3, 4))
+	s := math.Sqrt(0.5)
+	dirs := [][]float64{{s, s, 0, 0, 0}, {-s, s, 0, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 0, 1}}
+	sd := []float64{5, 3, 2, 0.5, 0.1}
+	sample := make([][]float32, n)
+	for i := range sample {
+		v := make([]float32, dim)
+		for j, d := range dirs {
+			z := sd[j] * r.NormFloat64()
+			for k := range v {
+				v[k] += float32(z * d[k])
+			}
+		}
+		v[2] += 7 // an offset the mean must take out
+		sample[i] = v
+	}
+	mean, axes := PCA(sample, dim, 3)
+	if len(axes) != 3*dim || math.Abs(float64(mean[2])-7) > 0.05 {
+		t.Fatalf("%d axis values, mean %v", len(axes), mean)
+	}
+	for a := 0; a < 3; a++ {
+		row := axes[a*dim : (a+1)*dim]
+		var cosine, norm float64
+		for k := range row {
+			cosine += float64(row[k]) * dirs[a][k]
+			norm += float64(row[k]) * float64(row[k])
+		}
+		if math.Abs(norm-1) > 1e-5 || math.Abs(math.Abs(cosine)-1) > 1e-3 {
+			t.Fatalf("axis %d = %v, want ±%v", a, row, dirs[a])
+		}
+		var variance float64
+		for _, v := range sample {
+			var y float64
+			for k := range row {
+				y += float64(row[k]) * (float64(v[k]) - float64(mean[k]))
+			}
+			variance += y * y / n
+		}
+		if want := sd[a] * sd[a]; math.Abs(variance-want)/want > 0.05 {
+			t.Fatalf("variance along axis %d = %.3f, want %.3f", a, variance, want)
+		}
+	}
+	if _, axes := PCA(sample, dim, 99); len(axes) != dim*dim {
+		t.Fatalf("k above dim: %d values, want %d", len(axes), dim*dim)
+	}
+}

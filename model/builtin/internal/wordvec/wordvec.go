@@ -241,6 +241,15 @@ func (t *Table) Lookup(word string) int {
 // Word is word i of a decoded table.
 func (t *Table) Word(i int) string { return t.vocab.word(i) }
 
+// Vector writes word i's vector (dequantised, length Dim) to out; the
+// generator of a derived table reads the source table's vectors this way.
+func (t *Table) Vector(i int, out []float32) {
+	c := t.codes[i*t.Dim : (i+1)*t.Dim]
+	for k := range out {
+		out[k] = t.scale[i] * float32(int8(c[k]))
+	}
+}
+
 // Weight is the SIF weight of word i.
 func (t *Table) Weight(i int) float32 { return t.weights[i] }
 

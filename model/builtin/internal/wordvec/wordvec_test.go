@@ -197,3 +197,22 @@ func TestVocabLookup(t *testing.T) {
 		t.Fatalf("a lookup by bytes allocates %.0f times", n)
 	}
 }
+
+// TestVector: a word's dequantised vector is what its one-word text adds
+// to Mean divided by its SIF weight, and the quantisation error is within
+// half a step of the encoded vector.
+func TestVector(t *testing.T) {
+	tab, _ := testTable(t)
+	want := []float32{0.2, 1, 0.5, 0}
+	got, mean := make([]float32, 4), make([]float32, 4)
+	tab.Vector(1, got)
+	tab.Mean("car", mean)
+	for k := range got {
+		if math.Abs(float64(got[k]-want[k])) > 0.5/127 {
+			t.Fatalf("Vector(car) = %v, want %v", got, want)
+		}
+		if math.Abs(float64(got[k]*tab.Weight(1)-mean[k])) > 1e-6 {
+			t.Fatalf("Vector(car)·weight = %v, Mean = %v", got, mean)
+		}
+	}
+}
