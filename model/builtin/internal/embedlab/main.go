@@ -74,7 +74,7 @@ type corpus struct {
 	cranDocs, cranQueries        int // offsets in texts
 	cranQrels                    map[int]map[int]int
 	nDocs, nQueries              int
-	paraDocs, paraQueries, nPara int // distractors then entries; queries
+	paraDocs, paraQueries, nPara int   // distractors then entries; queries
 	paraTarget                   []int // per pair, its entry's index among the para docs
 	pairs                        []paraphrase.Pair
 }
