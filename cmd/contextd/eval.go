@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -12,11 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/contextd/contextd"
+	cran "github.com/contextd/contextd/internal/cranfield"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
@@ -77,7 +76,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // printCranfield prints the runs as a Markdown table.
 func printCranfield(stdout io.Writer, col *cranfield, runs []evalRun) {
-	fmt.Fprintf(stdout, "Cranfield: %d documents, %d queries (%d judged)\n\n", len(col.docs), len(col.queries), runs[0].judged)
+	fmt.Fprintf(stdout, "Cranfield: %d documents, %d queries (%d judged)\n\n", len(col.Docs), len(col.Queries), runs[0].judged)
 	fmt.Fprintf(stdout, "| backend | method | nDCG@10 | odd (choosing) | even (reporting) | P@10 | MAP | MRR | query median |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range runs {
 		fmt.Fprintf(stdout, "| %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %s |\n", r.backend, r.method, r.ndcg10, r.half(1), r.half(0), r.p10, r.mapScore, r.mrr, r.median)
@@ -102,105 +101,11 @@ func evalIn(stderr io.Writer, eval func(dir string) error) int {
 	return exitOK
 }
 
-// cranDoc is one Cranfield document.
-type cranDoc struct {
-	num  int
-	text string // title + abstract
-}
+// cranfield is the collection (internal/cranfield): documents, queries in
+// file order and graded judgements.
+type cranfield = cran.Collection
 
-// cranfield is the collection: documents, queries in file order (query k
-// of the qrels is queries[k-1]) and graded judgements.
-type cranfield struct {
-	docs    []cranDoc
-	queries []string
-	qrels   map[int]map[int]int // query position -> doc -> grade (1 best .. 4; -1 not relevant)
-}
-
-// readRecords splits a Cranfield file into records of ".X" fields.
-func readRecords(path string) ([]map[string]string, []int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	var recs []map[string]string
-	var nums []int
-	field := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, ".I ") {
-			n, err := strconv.Atoi(strings.TrimSpace(line[3:]))
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: bad record line %q", path, line)
-			}
-			recs = append(recs, map[string]string{})
-			nums = append(nums, n)
-			field = ""
-			continue
-		}
-		if len(line) == 2 && line[0] == '.' {
-			field = line[1:]
-			continue
-		}
-		if len(recs) == 0 || field == "" {
-			continue
-		}
-		recs[len(recs)-1][field] += line + "\n"
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return recs, nums, nil
-}
-
-func loadCranfield(dir string) (*cranfield, error) {
-	docs, nums, err := readRecords(filepath.Join(dir, "cran.all.1400"))
-	if err != nil {
-		return nil, fmt.Errorf("read documents: %w", err)
-	}
-	col := &cranfield{qrels: map[int]map[int]int{}}
-	for i, d := range docs {
-		text := strings.TrimSpace(strings.TrimSpace(d["T"]) + "\n" + strings.TrimSpace(d["W"]))
-		if text == "" {
-			text = fmt.Sprintf("document %d", nums[i])
-		}
-		col.docs = append(col.docs, cranDoc{num: nums[i], text: text})
-	}
-	qs, _, err := readRecords(filepath.Join(dir, "cran.qry"))
-	if err != nil {
-		return nil, fmt.Errorf("read queries: %w", err)
-	}
-	for _, q := range qs {
-		col.queries = append(col.queries, strings.Join(strings.Fields(q["W"]), " "))
-	}
-	qrelPath := filepath.Join(dir, "cranqrel")
-	raw, err := os.ReadFile(qrelPath)
-	if err != nil {
-		return nil, fmt.Errorf("read judgements: %w", err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		q, err1 := strconv.Atoi(f[0])
-		d, err2 := strconv.Atoi(f[1])
-		g, err3 := strconv.Atoi(f[2])
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("%s: line %q: %w", qrelPath, line, err)
-		}
-		if col.qrels[q] == nil {
-			col.qrels[q] = map[int]int{}
-		}
-		col.qrels[q][d] = g
-	}
-	if len(col.docs) != 1400 || len(col.queries) != 225 {
-		return nil, fmt.Errorf("expected 1400 documents and 225 queries, read %d and %d", len(col.docs), len(col.queries))
-	}
-	return col, nil
-}
+func loadCranfield(dir string) (*cranfield, error) { return cran.Load(dir) }
 
 var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 
@@ -396,15 +301,15 @@ func resultIDs[T any](rs []T, id func(T) string) []string {
 }
 
 func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[string]int, error) {
-	docOf := make(map[string]int, len(col.docs))
+	docOf := make(map[string]int, len(col.Docs))
 	no := false
-	for i := 0; i < len(col.docs); i += 100 {
-		batch := col.docs[i:min(i+100, len(col.docs))]
+	for i := 0; i < len(col.Docs); i += 100 {
+		batch := col.Docs[i:min(i+100, len(col.Docs))]
 		req := contextd.StoreBatchRequest{}
 		for _, d := range batch {
 			req.Entries = append(req.Entries, contextd.StoreBatchItem{StoreRequest: contextd.StoreRequest{
-				ThreadID: "cranfield", Source: "agent", Text: d.text, Deduplicate: &no,
-				Metadata: map[string]any{"cranfield_doc": d.num},
+				ThreadID: "cranfield", Source: "agent", Text: d.Text, Deduplicate: &no,
+				Metadata: map[string]any{"cranfield_doc": d.Num},
 			}})
 		}
 		res, err := eng.StoreBatch(ctx, req)
@@ -413,9 +318,9 @@ func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[st
 		}
 		for j, r := range res.Results {
 			if !r.Success || r.ContextID == nil {
-				return nil, fmt.Errorf("store document %d failed", batch[j].num)
+				return nil, fmt.Errorf("store document %d failed", batch[j].Num)
 			}
-			docOf[*r.ContextID] = batch[j].num
+			docOf[*r.ContextID] = batch[j].Num
 		}
 	}
 	return docOf, nil
@@ -423,8 +328,8 @@ func loadDocs(ctx context.Context, eng *contextd.Engine, col *cranfield) (map[st
 
 func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf map[string]int, search func(context.Context, *contextd.Engine, string) ([]string, error)) (evalRun, error) {
 	var run evalRun
-	times := make([]time.Duration, 0, len(col.queries))
-	for i, q := range col.queries {
+	times := make([]time.Duration, 0, len(col.Queries))
+	for i, q := range col.Queries {
 		began := time.Now()
 		ids, err := search(ctx, eng, q)
 		if err != nil {
@@ -436,7 +341,7 @@ func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf
 			ranked[j] = docOf[id]
 		}
 		run.ranked = append(run.ranked, ranked)
-		judg := col.qrels[i+1]
+		judg := col.Qrels[i+1]
 		if relevantCount(judg) == 0 {
 			run.perQuery = append(run.perQuery, math.NaN())
 			continue
@@ -456,45 +361,11 @@ func runQueries(ctx context.Context, eng *contextd.Engine, col *cranfield, docOf
 	return run, nil
 }
 
-// gain is the graded relevance: 5 - grade for grades 1..4, else 0.
-func gain(grade int) float64 {
-	if grade >= 1 && grade <= 4 {
-		return float64(5 - grade)
-	}
-	return 0
-}
+func gain(grade int) float64 { return cran.Gain(grade) }
 
-func relevantCount(j map[int]int) int {
-	n := 0
-	for _, g := range j {
-		if gain(g) > 0 {
-			n++
-		}
-	}
-	return n
-}
+func relevantCount(j map[int]int) int { return cran.Relevant(j) }
 
-func ndcgAt(ranked []int, j map[int]int, k int) float64 {
-	dcg := 0.0
-	for i, d := range ranked[:min(k, len(ranked))] {
-		dcg += gain(j[d]) / math.Log2(float64(i+2))
-	}
-	var ideal []float64
-	for _, g := range j {
-		if gain(g) > 0 {
-			ideal = append(ideal, gain(g))
-		}
-	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(ideal)))
-	idcg := 0.0
-	for i, g := range ideal[:min(k, len(ideal))] {
-		idcg += g / math.Log2(float64(i+2))
-	}
-	if idcg == 0 {
-		return 0
-	}
-	return dcg / idcg
-}
+func ndcgAt(ranked []int, j map[int]int, k int) float64 { return cran.NDCG(ranked, j, k) }
 
 func precisionAt(ranked []int, j map[int]int, k int) float64 {
 	hits := 0

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/contextd/contextd/internal/cranfield"
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
@@ -35,15 +35,15 @@ func score(c *corpus, name string, v [][]float32) result {
 	docs := v[:c.nDocs]
 	for q := 0; q < c.nQueries; q++ {
 		judg := c.cranQrels[q+1]
-		if relevant(judg) == 0 {
+		if cranfield.Relevant(judg) == 0 {
 			continue
 		}
 		top := topK(v[c.cranQueries+q], docs, 10)
 		ranked := make([]int, len(top))
 		for i, d := range top {
-			ranked[i] = d + 1 // documents are numbered from 1 in file order
+			ranked[i] = c.docNums[d]
 		}
-		g := ndcg10(ranked, judg)
+		g := cranfield.NDCG(ranked, judg, 10)
 		sum[0] += g
 		n[0]++
 		half := 1 + (q+1)%2 // 2: odd query number (choosing), 1: even
@@ -106,43 +106,6 @@ func rankOf(q []float32, docs [][]float32, target int) int {
 		}
 	}
 	return rank
-}
-
-// gain is `contextd eval cranfield`'s: 5 − grade for grades 1..4.
-func gain(grade int) float64 {
-	if grade >= 1 && grade <= 4 {
-		return float64(5 - grade)
-	}
-	return 0
-}
-
-func relevant(j map[int]int) int {
-	n := 0
-	for _, g := range j {
-		if gain(g) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-func ndcg10(ranked []int, j map[int]int) float64 {
-	dcg := 0.0
-	for i, d := range ranked {
-		dcg += gain(j[d]) / math.Log2(float64(i+2))
-	}
-	var ideal []float64
-	for _, g := range j {
-		if gain(g) > 0 {
-			ideal = append(ideal, gain(g))
-		}
-	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(ideal)))
-	idcg := 0.0
-	for i, g := range ideal[:min(10, len(ideal))] {
-		idcg += g / math.Log2(float64(i+2))
-	}
-	return dcg / idcg
 }
 
 func evalAll(ctx context.Context, c *corpus, dir, tablePath, only string) error {

@@ -7,24 +7,6 @@ import (
 	"testing"
 )
 
-// TestNDCG10: the oracle is the hand-computed value of a ranking with the
-// grade-1 document (gain 4) second and the grade-3 one (gain 2) first,
-// against the ideal order 4, 2.
-func TestNDCG10(t *testing.T) {
-	j := map[int]int{7: 1, 9: 3, 11: -1}
-	got := ndcg10([]int{9, 7, 11}, j)
-	want := (2/math.Log2(2) + 4/math.Log2(3)) / (4/math.Log2(2) + 2/math.Log2(3))
-	if math.Abs(got-want) > 1e-12 {
-		t.Fatalf("nDCG@10 %v, want %v", got, want)
-	}
-	if g := ndcg10([]int{7, 9}, j); math.Abs(g-1) > 1e-12 {
-		t.Fatalf("ideal ranking scores %v", g)
-	}
-	if relevant(j) != 2 {
-		t.Fatalf("relevant %d, want 2", relevant(j))
-	}
-}
-
 // TestRanks: exact ranking, ties go against the target (an embedder that
 // maps everything to one vector must not score), and topK keeps the
 // lower index on a tie.

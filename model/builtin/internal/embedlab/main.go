@@ -26,13 +26,13 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/contextd/contextd/internal/cranfield"
 	"github.com/contextd/contextd/internal/paraphrase"
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
@@ -73,6 +73,7 @@ type corpus struct {
 	texts                        []string
 	cranDocs, cranQueries        int // offsets in texts
 	cranQrels                    map[int]map[int]int
+	docNums                      []int // Cranfield document numbers, as the qrels use them
 	nDocs, nQueries              int
 	paraDocs, paraQueries, nPara int   // distractors then entries; queries
 	paraTarget                   []int // per pair, its entry's index among the para docs
@@ -80,7 +81,7 @@ type corpus struct {
 }
 
 func loadCorpus(cranDir, paraDir string) (*corpus, error) {
-	docs, queries, qrels, err := loadCranfield(cranDir)
+	col, err := cranfield.Load(cranDir)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +89,13 @@ func loadCorpus(cranDir, paraDir string) (*corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &corpus{cranQrels: qrels, nDocs: len(docs), nQueries: len(queries), pairs: set.Pairs}
-	c.texts = append(c.texts, docs...)
+	c := &corpus{cranQrels: col.Qrels, nDocs: len(col.Docs), nQueries: len(col.Queries), pairs: set.Pairs}
+	for _, d := range col.Docs {
+		c.texts = append(c.texts, d.Text)
+		c.docNums = append(c.docNums, d.Num)
+	}
 	c.cranQueries = len(c.texts)
-	c.texts = append(c.texts, queries...)
+	c.texts = append(c.texts, col.Queries...)
 	c.paraDocs = len(c.texts)
 	c.texts = append(c.texts, set.Distractors...)
 	for i, p := range set.Pairs {
@@ -160,5 +164,3 @@ func loadTable(path string) (*wordvec.Table, error) {
 	}
 	return wordvec.Decode(b)
 }
-
-var errShape = errors.New("unexpected collection shape")
