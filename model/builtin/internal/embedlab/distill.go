@@ -127,19 +127,11 @@ func projectWith(fit, rows [][]float32, width, dim int) [][]float32 {
 		}
 		v := flat[i*dim : (i+1)*dim : (i+1)*dim]
 		for a := 0; a < dim; a++ {
-			v[a] = dotf(axes[a*width:(a+1)*width], x)
+			v[a] = dot(axes[a*width:(a+1)*width], x)
 		}
 		out[i] = v
 	}
 	return out
-}
-
-func dotf(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // mean is the SIF-weighted mean of text's known tokens (unknown ones are
@@ -200,7 +192,7 @@ func (d *distiller) embedAll(ctx context.Context, texts []string, cfg config) ([
 	return out, nil
 }
 
-func norm(v []float32) float64 { return math.Sqrt(float64(dotf(v, v))) }
+func norm(v []float32) float64 { return math.Sqrt(float64(dot(v, v))) }
 
 // whiten replaces v by W·(v − mean), normalised (zero stays zero).
 func whiten(v, mean, w []float32) {
@@ -213,7 +205,7 @@ func whiten(v, mean, w []float32) {
 		x[k] = v[k] - mean[k]
 	}
 	for r := 0; r < dim; r++ {
-		v[r] = dotf(w[r*dim:(r+1)*dim], x)
+		v[r] = dot(w[r*dim:(r+1)*dim], x)
 	}
 	wordvec.Normalize(v)
 }
