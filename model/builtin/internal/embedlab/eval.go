@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,16 +30,37 @@ func (r result) String() string {
 
 // score ranks by exact cosine (the vectors are unit length or zero).
 func score(c *corpus, name string, v [][]float32) result {
+	return scoreWith(c, name, func(q, from, n int) []int { return topK(v[q], v[from:from+n], n) })
+}
+
+// order ranks the n documents texts[from:from+n] for the query texts[q]:
+// their positions, best first.
+type order func(q, from, n int) []int
+
+// rerankOrder is a two-stage ranking: the depth best by first's cosine,
+// reordered by second's cosine, then the rest in first's order; what a
+// reranker with its own embedding does to a first stage's candidates.
+func rerankOrder(first, second [][]float32, depth int) order {
+	return func(q, from, n int) []int {
+		all := topK(first[q], first[from:from+n], n)
+		head := all[:min(depth, n)]
+		sort.SliceStable(head, func(a, b int) bool {
+			return dot(second[q], second[from+head[a]]) > dot(second[q], second[from+head[b]])
+		})
+		return all
+	}
+}
+
+func scoreWith(c *corpus, name string, rank order) result {
 	r := result{name: name}
 	var sum [3]float64
 	var n [3]int
-	docs := v[:c.nDocs]
 	for q := 0; q < c.nQueries; q++ {
 		judg := c.cranQrels[q+1]
 		if cranfield.Relevant(judg) == 0 {
 			continue
 		}
-		top := topK(v[c.cranQueries+q], docs, 10)
+		top := rank(c.cranQueries+q, 0, c.nDocs)[:10]
 		ranked := make([]int, len(top))
 		for i, d := range top {
 			ranked[i] = c.docNums[d]
@@ -51,12 +73,11 @@ func score(c *corpus, name string, v [][]float32) result {
 		n[half]++
 	}
 	r.cAll, r.cEven, r.cOdd = sum[0]/float64(n[0]), sum[1]/float64(n[1]), sum[2]/float64(n[2])
-	pd := v[c.paraDocs : c.paraDocs+c.nPara]
 	var dev, held, nd, nh float64
 	for i, p := range c.pairs {
-		rank := rankOf(v[c.paraQueries+i], pd, c.paraTarget[i])
+		pos := slices.Index(rank(c.paraQueries+i, c.paraDocs, c.nPara), c.paraTarget[i]) + 1
 		hit := func(k int) float64 {
-			if rank <= k {
+			if pos <= k {
 				return 1
 			}
 			return 0
@@ -94,18 +115,6 @@ func topK(q []float32, docs [][]float32, k int) []int {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return sims[idx[a]] > sims[idx[b]] })
 	return idx[:min(k, len(idx))]
-}
-
-// rankOf is the 1-based rank of docs[target]; a tie counts against it.
-func rankOf(q []float32, docs [][]float32, target int) int {
-	st := dot(q, docs[target])
-	rank := 1
-	for i, d := range docs {
-		if s := dot(q, d); i != target && s >= st {
-			rank++
-		}
-	}
-	return rank
 }
 
 func evalAll(ctx context.Context, c *corpus, dir, tablePath, only string) error {
@@ -176,7 +185,7 @@ func evalAll(ctx context.Context, c *corpus, dir, tablePath, only string) error 
 // sample sentences (plain, or whitened as well), so the vector index
 // keeps its size.
 func reducedBlends(ctx context.Context, only string, c *corpus, d *distiller, base [][]float32, run func(string, func() ([][]float32, error)) ([][]float32, error)) error {
-	if only != "" && !strings.Contains("blend PCA 200 → 100", only) {
+	if only != "" && !strings.Contains("blend PCA 200 → 100 reordered", only) {
 		return nil
 	}
 	cfg := config{dim: 100, sifA: 1e-4, eps: 0.005, words: 100000}
@@ -192,6 +201,13 @@ func reducedBlends(ctx context.Context, only string, c *corpus, d *distiller, ba
 	for i, s := range d.sample {
 		bs[i] = make([]float32, d.t.Dim)
 		d.t.Embed(s, bs[i])
+	}
+	blend := concat(base, dv, 0.5)
+	for _, depth := range []int{20, 100} {
+		_, _ = run(fmt.Sprintf("built-in top %d reordered by the α = 0.5 blend", depth), func() ([][]float32, error) {
+			fmt.Println(scoreWith(c, fmt.Sprintf("built-in top %d reordered by the α = 0.5 blend", depth), rerankOrder(base, blend, depth)))
+			return nil, nil
+		})
 	}
 	for _, a := range []float32{0.5} {
 		sample, texts := concat(bs, ds, a), concat(base, dv, a)

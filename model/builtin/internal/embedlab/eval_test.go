@@ -4,27 +4,27 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
-// TestRanks: exact ranking, ties go against the target (an embedder that
-// maps everything to one vector must not score), and topK keeps the
-// lower index on a tie.
-func TestRanks(t *testing.T) {
-	docs := [][]float32{{1, 0}, {0, 1}, {0.6, 0.8}, {0, 1}}
-	q := []float32{0, 1}
-	if r := rankOf(q, docs, 1); r != 2 {
-		t.Fatalf("rank with a tie %d, want 2", r)
+// TestOrders: exact ranking by cosine (the lower index on a tie); the
+// two-stage order reorders only the first stage's head, by the second
+// vectors, and keeps the tail in the first stage's order.
+func TestOrders(t *testing.T) {
+	first := [][]float32{{0, 1}, {1, 0}, {0, 1}, {0.6, 0.8}, {0.8, 0.6}}
+	second := [][]float32{{1, 0}, {0, 1}, {0, 1}, {1, 0}, {0, 1}}
+	if top := topK(first[0], first[1:], 4); !slices.Equal(top, []int{1, 2, 3, 0}) {
+		t.Fatalf("topK %v, want [1 2 3 0]", top)
 	}
-	if r := rankOf(q, docs, 2); r != 3 {
-		t.Fatalf("rank %d, want 3", r)
+	if top := topK([]float32{0, 0}, first, 2); !slices.Equal(top, []int{0, 1}) {
+		t.Fatalf("all tied: topK %v, want [0 1]", top)
 	}
-	if top := topK(q, docs, 3); top[0] != 1 || top[1] != 3 || top[2] != 2 {
-		t.Fatalf("topK %v, want [1 3 2]", top)
-	}
-	zero := [][]float32{{0, 0}, {0, 0}}
-	if r := rankOf(q, zero, 0); r != 2 {
-		t.Fatalf("all-equal vectors rank %d, want last", r)
+	// first stage over documents 1..4: positions 1, 2, 3, 0; the second
+	// vectors put position 2 ahead of 1 in the head of two.
+	got := rerankOrder(first, second, 2)(0, 1, 4)
+	if want := []int{2, 1, 3, 0}; !slices.Equal(got, want) {
+		t.Fatalf("two-stage order %v, want %v", got, want)
 	}
 }
 
