@@ -45,6 +45,9 @@ type FullText struct {
 	ix          *index.Index
 	follow      *follow.Follower
 	target      *bleveTarget
+	// pages is search_context's catalog when no in-process index keeps
+	// one (native backend, or full-text search off): pagecat.go.
+	pages *pageCatalog
 }
 
 // OpenFullText sets up the configured backend; the in-process index joins
@@ -66,30 +69,20 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 	if !index.ValidLanguage(ft.lang) {
 		return nil, cerrors.Invalidf("FTS_LANGUAGE must be one of %s, got %q", strings.Join(index.Languages(), ", "), ft.lang)
 	}
-	if !ft.enabled {
-		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
-		return ft, ft.dropTriggers(ctx)
+	if ft.enabled && ft.backend != InProcess && ft.backend != Native {
+		return nil, cerrors.Invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
 	}
-	switch ft.backend {
-	case Native:
-		n := st.Native().FullText
-		if n == nil {
-			ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
-			return ft, nil
+	if !ft.enabled || ft.backend == Native {
+		if err := ft.openOutOfProcess(ctx); err != nil {
+			return nil, err
 		}
-		stop, err := index.StopWords(ft.lang)
+		// search_context's pages still come from a catalog.
+		pc, err := openPageCatalog(ctx, st, feed, o.Dir, o.Progress)
 		if err != nil {
 			return nil, err
 		}
-		ft.stop = stop
-		if err := n.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
-			return nil, fmt.Errorf("full-text language: %w", err)
-		}
-		ft.native = n
+		ft.pages = pc
 		return ft, nil
-	case InProcess:
-	default:
-		return nil, cerrors.Invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
 	}
 	if err := ft.dropTriggers(ctx); err != nil {
 		return nil, err
@@ -113,6 +106,31 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 	return ft, nil
 }
 
+// openOutOfProcess sets up full-text search without the in-process
+// index: switched off, or the database's own engine (unavailable when
+// the store has none).
+func (ft *FullText) openOutOfProcess(ctx context.Context) error {
+	if !ft.enabled {
+		ft.unavailable = "Full-text search is disabled (ENABLE_FTS=false)"
+		return ft.dropTriggers(ctx)
+	}
+	n := ft.st.Native().FullText
+	if n == nil {
+		ft.unavailable = "Full-text search is not available: the storage backend has no native full-text search (SEARCH_BACKEND=native)"
+		return nil
+	}
+	stop, err := index.StopWords(ft.lang)
+	if err != nil {
+		return err
+	}
+	ft.stop = stop
+	if err := n.EnsureFullTextLanguage(ctx, ft.lang); err != nil {
+		return fmt.Errorf("full-text language: %w", err)
+	}
+	ft.native = n
+	return nil
+}
+
 // dropTriggers saves every write the native full-text index's upkeep when
 // this engine does not search it.
 func (ft *FullText) dropTriggers(ctx context.Context) error {
@@ -129,6 +147,11 @@ func (ft *FullText) dropTriggers(ctx context.Context) error {
 // Close stops the index's applier and closes it (an on-disk index seals
 // its snapshot).
 func (ft *FullText) Close() error {
+	if ft.pages != nil {
+		err := ft.pages.close()
+		ft.pages = nil
+		return err
+	}
 	if ft.ix == nil {
 		return nil
 	}

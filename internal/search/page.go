@@ -8,29 +8,31 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlval"
 )
 
 // Page answers one page of search_context (structural filters and
-// metadata conditions, newest first). With the in-process backend the
-// full-text index's catalog chooses the page (the readable set first, then
-// the filter bitmaps, the created-at order and the metadata columns:
-// index/catalog/list.go) and the store reads those entries by id,
-// re-checking access and every filter in SQL, so an entry written between
-// the catalog's catch-up and the read is never returned unless it still
-// matches. Otherwise (native backend, full-text search off, keyset or
-// size-bounded pages, metadata the catalog cannot evaluate exactly) the
-// store answers the whole query.
+// metadata conditions, newest first). A catalog chooses the page (the
+// readable set first, then the filter bitmaps, the created-at order and
+// the metadata columns: index/catalog/list.go): the full-text index's
+// with the in-process backend, search_context's own (pagecat.go) with the
+// native backend or full-text search off. The store then reads those
+// entries by id, re-checking access and every filter in SQL, so an entry
+// written between the catalog's catch-up and the read is never returned
+// unless it still matches. Keyset or size-bounded pages and metadata the
+// catalog cannot evaluate exactly are the store's to answer whole.
 //
 // At 100,000 entries the catalog path keeps every filter of the bench
 // under 1 ms median where SQL took up to 763 ms for a rare non-indexed
 // metadata match (BenchmarkPage, README "Performance").
 func (ft *FullText) Page(ctx context.Context, acc persist.Access, q persist.SearchQuery) (persist.SearchResult, error) {
-	if ft.ix == nil || q.Before != nil || q.IDs != nil || q.MaxTextBytes > 0 {
+	cat, fol := ft.pageCatalog()
+	if cat == nil || q.Before != nil || q.IDs != nil || q.MaxTextBytes > 0 {
 		return ft.st.Search(ctx, acc, q)
 	}
-	if err := ft.follow.CatchUp(ctx); err != nil {
+	if err := fol.CatchUp(ctx); err != nil {
 		return persist.SearchResult{}, err
 	}
 	conds, ok := catalogConds(q.Meta)
@@ -42,7 +44,7 @@ func (ft *FullText) Page(ctx context.Context, acc persist.Access, q persist.Sear
 		Principal: acc.Principal, Groups: acc.Groups, ThreadID: f.ThreadID, Source: f.Source,
 		ContentType: f.ContentType, Tags: nilIfEmpty(f.Tags), Start: f.Start, End: f.End,
 	}
-	ids, err := ft.ix.Catalog().List(cq, conds, q.Offset, q.Limit)
+	ids, err := cat.List(cq, conds, q.Offset, q.Limit)
 	if errors.Is(err, catalog.ErrMetaUnserved) {
 		return ft.st.Search(ctx, acc, q)
 	}
@@ -66,6 +68,18 @@ func (ft *FullText) Page(ctx context.Context, acc persist.Access, q persist.Sear
 	}
 	res.Entries = got.Entries
 	return res, nil
+}
+
+// pageCatalog is the catalog search_context's pages come from and the
+// follower that catches it up; nil when there is none (closed).
+func (ft *FullText) pageCatalog() (*catalog.Catalog, *follow.Follower) {
+	switch {
+	case ft.ix != nil:
+		return ft.ix.Catalog(), ft.follow
+	case ft.pages != nil:
+		return ft.pages.cat, ft.pages.follow
+	}
+	return nil, nil
 }
 
 func nilIfEmpty(s []string) []string {

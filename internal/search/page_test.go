@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,20 +152,62 @@ func entryIDs(es []persist.Entry) []string {
 	return out
 }
 
-// TestPageOracle: search_context served from the in-process catalog
-// returns exactly what SQL returns (same ids, same order) for random
-// callers, structural filters, every metadata operator and pages, over
-// random entries, also after random updates (metadata, tags, visibility),
-// grants and deletes, and after a restart that loads the catalog from
-// SQL beside the index snapshot.
+// TestPageOracle: search_context served from a catalog returns exactly
+// what SQL returns (same ids, same order) for random callers, structural
+// filters, every metadata operator and pages, over random entries, also
+// after random updates (metadata, tags, visibility), grants and deletes,
+// and after a restart (the in-process backend loads its catalog from its
+// snapshot or SQL beside the index snapshot; the native backend and
+// ENABLE_FTS=false load search_context's catalog from pagecat.snap).
 func TestPageOracle(t *testing.T) {
+	for _, mode := range []FullTextOptions{{}, {Backend: Native}, {Enable: "false"}} {
+		name := cmp.Or(mode.Backend, InProcess)
+		if mode.Enable == "false" {
+			name = "fts-off"
+		}
+		t.Run(name, func(t *testing.T) { testPageOracle(t, mode) })
+	}
+}
+
+func testPageOracle(t *testing.T, mode FullTextOptions) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := testStore(t, dir)
 	w := newPageWorld(7)
 	const n = 300
+	w.insert(t, st, 0, n)
+	open := func() *FullText {
+		o := mode
+		o.Dir, o.Progress = dir+"/idx", &testWriter{t}
+		ft, err := OpenFullText(ctx, st, follow.NewFeed(st), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ft
+	}
+	ft := open()
+	if cat, _ := ft.pageCatalog(); cat == nil || !cat.MetaServed() {
+		t.Fatal("no catalog serves metadata conditions")
+	}
+	w.check(t, st, ft, "fresh", 600)
+	for round := range 3 {
+		w.churn(t, st, n, 60)
+		w.check(t, st, ft, fmt.Sprintf("after writes %d", round), 200)
+	}
+	if err := ft.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ft = open() // from the snapshots
+	defer ft.Close()
+	w.check(t, st, ft, "restarted", 300)
+}
+
+// insert stores entries [from, to) of the world.
+func (w *pageWorld) insert(t *testing.T, st persist.Store, from, to int) {
+	t.Helper()
+	ctx := context.Background()
 	err := st.Write(ctx, func(tx persist.Tx) error {
-		for i := range n {
+		for i := from; i < to; i++ {
 			e, gs := w.entry(i)
 			if err := tx.Insert(ctx, &e, gs); err != nil {
 				return err
@@ -175,83 +218,73 @@ func TestPageOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() *FullText {
-		ft, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Dir: dir + "/idx", Progress: &testWriter{t}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ft
-	}
-	check := func(ft *FullText, round string, queries int) {
-		t.Helper()
-		served := 0
-		for i := range queries {
-			acc, q := w.query()
-			want, sqlErr := st.Search(ctx, acc, q)
-			got, err := ft.Page(ctx, acc, q)
-			if sqlErr != nil {
-				// A condition validation refuses (a bool for lte):
-				// the catalog defers to SQL, which refuses it.
-				if err == nil {
-					t.Fatalf("%s query %d: SQL refused (%v), the catalog answered", round, i, sqlErr)
-				}
+}
+
+// churn makes k random writes to the first n entries: deletes, grants,
+// and updates of metadata, tags and visibility.
+func (w *pageWorld) churn(t *testing.T, st persist.Store, n, k int) {
+	t.Helper()
+	ctx := context.Background()
+	err := st.Write(ctx, func(tx persist.Tx) error {
+		for range k {
+			id := fmt.Sprintf("%032x", w.r.IntN(n))
+			s, found, err := tx.State(ctx, persist.Access{}, id)
+			if err != nil || !found {
 				continue
 			}
+			switch w.r.IntN(4) {
+			case 0:
+				_, err = tx.Delete(ctx, []string{id})
+			case 1:
+				_, err = tx.Grant(ctx, id, persist.Grant{PrincipalType: "user", PrincipalID: w.pick(w.users), Permission: "read", GrantedBy: s.Owner})
+			default:
+				m, tags := w.meta(), []string{fmt.Sprintf("tag%d", w.r.IntN(4))}
+				vis := []string{"private", "public"}[w.r.IntN(2)]
+				_, err = tx.Update(ctx, id, persist.Update{Metadata: &m, Tags: &tags, Visibility: &vis,
+					BumpVersion: true, UpdatedAt: t0, ExpectVersion: s.Version})
+			}
 			if err != nil {
-				t.Fatalf("%s query %d: page: %v", round, i, err)
-			}
-			if g, wa := entryIDs(got.Entries), entryIDs(want.Entries); !slices.Equal(g, wa) {
-				t.Fatalf("%s query %d (%s %+v, meta %+v): catalog %v, SQL %v", round, i, acc.Principal, q.Filter, q.Meta, g, wa)
-			}
-			if len(want.Entries) > 0 {
-				served++
+				return err
 			}
 		}
-		if served < queries/4 {
-			t.Fatalf("%s: only %d of %d queries matched anything: the oracle is too weak", round, served, queries)
-		}
-	}
-	ft := open()
-	if !ft.ix.Catalog().MetaServed() {
-		t.Fatal("the catalog does not serve metadata conditions")
-	}
-	check(ft, "fresh", 600)
-	for round := range 3 {
-		err := st.Write(ctx, func(tx persist.Tx) error {
-			for range 60 {
-				id := fmt.Sprintf("%032x", w.r.IntN(n))
-				s, found, err := tx.State(ctx, persist.Access{}, id)
-				if err != nil || !found {
-					continue
-				}
-				switch w.r.IntN(4) {
-				case 0:
-					_, err = tx.Delete(ctx, []string{id})
-				case 1:
-					_, err = tx.Grant(ctx, id, persist.Grant{PrincipalType: "user", PrincipalID: w.pick(w.users), Permission: "read", GrantedBy: s.Owner})
-				default:
-					m, tags := w.meta(), []string{fmt.Sprintf("tag%d", w.r.IntN(4))}
-					vis := []string{"private", "public"}[w.r.IntN(2)]
-					_, err = tx.Update(ctx, id, persist.Update{Metadata: &m, Tags: &tags, Visibility: &vis,
-						BumpVersion: true, UpdatedAt: t0, ExpectVersion: s.Version})
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(ft, fmt.Sprintf("after writes %d", round), 200)
-	}
-	if err := ft.Close(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	ft = open() // from the snapshot: the catalog is loaded from SQL
-	defer ft.Close()
-	check(ft, "restarted", 300)
+}
+
+// check runs random queries through ft.Page and SQL and fails on the
+// first difference; at least a quarter must match something.
+func (w *pageWorld) check(t *testing.T, st persist.Store, ft *FullText, round string, queries int) {
+	t.Helper()
+	ctx := context.Background()
+	served := 0
+	for i := range queries {
+		acc, q := w.query()
+		want, sqlErr := st.Search(ctx, acc, q)
+		got, err := ft.Page(ctx, acc, q)
+		if sqlErr != nil {
+			// A condition validation refuses (a bool for lte): the
+			// catalog defers to SQL, which refuses it.
+			if err == nil {
+				t.Fatalf("%s query %d: SQL refused (%v), the catalog answered", round, i, sqlErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s query %d: page: %v", round, i, err)
+		}
+		if g, wa := entryIDs(got.Entries), entryIDs(want.Entries); !slices.Equal(g, wa) {
+			t.Fatalf("%s query %d (%s %+v, meta %+v): catalog %v, SQL %v", round, i, acc.Principal, q.Filter, q.Meta, g, wa)
+		}
+		if len(want.Entries) > 0 {
+			served++
+		}
+	}
+	if served < queries/4 {
+		t.Fatalf("%s: only %d of %d queries matched anything: the oracle is too weak", round, served, queries)
+	}
 }
 
 type testWriter struct{ t *testing.T }
