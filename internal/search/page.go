@@ -71,12 +71,13 @@ func (ft *FullText) Page(ctx context.Context, acc persist.Access, q persist.Sear
 }
 
 // pageCatalog is the catalog search_context's pages come from and the
-// follower that catches it up; nil when there is none (closed).
+// follower that catches it up; nil when there is none (closed, or
+// search_context's own catalog is still being rebuilt).
 func (ft *FullText) pageCatalog() (*catalog.Catalog, *follow.Follower) {
 	switch {
 	case ft.ix != nil:
 		return ft.ix.Catalog(), ft.follow
-	case ft.pages != nil:
+	case ft.pages != nil && ft.pages.ready.Load():
 		return ft.pages.cat, ft.pages.follow
 	}
 	return nil, nil

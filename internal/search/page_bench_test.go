@@ -18,10 +18,12 @@ import (
 // pageBench is a database of n entries shaped as contextd bench's (8
 // threads, source alternating, two tags of 20, status active/done with
 // blocked on every 1,000th, priority 0-9, unique seq), with its
-// in-process full-text index.
+// in-process full-text index, and the native backend's FullText with
+// search_context's own catalog (pagecat.go).
 type pageBench struct {
 	st  persist.Store
 	ft  *FullText
+	nat *FullText
 	mid time.Time
 }
 
@@ -59,7 +61,13 @@ func openPageBench(b *testing.B, n int) *pageBench {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = ft.Close() })
-	return &pageBench{st: st, ft: ft, mid: t0.Add(time.Duration(n/2) * time.Millisecond)}
+	nat, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Backend: Native, Progress: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = nat.Close() })
+	waitPages(b, nat)
+	return &pageBench{st: st, ft: ft, nat: nat, mid: t0.Add(time.Duration(n/2) * time.Millisecond)}
 }
 
 func metaEq(key string, v any) persist.MetaCond {
@@ -67,7 +75,8 @@ func metaEq(key string, v any) persist.MetaCond {
 }
 
 // BenchmarkPage is search_context's page of 30 (the default) (catalog choice plus SQL
-// hydration, "catalog") against the whole query in SQL ("sql"), per
+// hydration: "catalog" with the in-process backend, "native" with
+// SEARCH_BACKEND=native) against the whole query in SQL ("sql"), per
 // filter of contextd bench, at 10,000 and 100,000 entries. The database
 // is built once per size (100,000 entries take a minute or two).
 func BenchmarkPage(b *testing.B) {
@@ -98,7 +107,7 @@ func benchPage(b *testing.B, n int) {
 		} {
 			q := persist.SearchQuery{Filter: tc.f, Limit: 30}
 			acc := persist.Access{Principal: "local"}
-			for _, way := range []string{"catalog", "sql"} {
+			for _, way := range []string{"catalog", "native", "sql"} {
 				b.Run(tc.name+"/"+way, func(b *testing.B) {
 					ctx := context.Background()
 					b.ReportAllocs()
@@ -107,9 +116,12 @@ func benchPage(b *testing.B, n int) {
 					for b.Loop() {
 						var res persist.SearchResult
 						var err error
-						if way == "catalog" {
+						switch way {
+						case "catalog":
 							res, err = pb.ft.Page(ctx, acc, q)
-						} else {
+						case "native":
+							res, err = pb.nat.Page(ctx, acc, q)
+						default:
 							res, err = pb.st.Search(ctx, acc, q)
 						}
 						if err != nil {

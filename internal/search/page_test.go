@@ -183,12 +183,10 @@ func testPageOracle(t *testing.T, mode FullTextOptions) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		waitPages(t, ft)
 		return ft
 	}
 	ft := open()
-	if cat, _ := ft.pageCatalog(); cat == nil || !cat.MetaServed() {
-		t.Fatal("no catalog serves metadata conditions")
-	}
 	w.check(t, st, ft, "fresh", 600)
 	for round := range 3 {
 		w.churn(t, st, n, 60)

@@ -39,7 +39,20 @@ func (r *pageRig) open(mode FullTextOptions) *FullText {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	waitPages(r.t, ft)
 	return ft
+}
+
+// waitPages waits for search_context's catalog of ft (if it has one) to
+// be rebuilt in the background, and fails unless it then serves pages.
+func waitPages(t testing.TB, ft *FullText) {
+	t.Helper()
+	if ft.pages != nil {
+		ft.pages.wait()
+	}
+	if cat, _ := ft.pageCatalog(); cat == nil || !cat.MetaServed() {
+		t.Fatal("no catalog serves search_context's pages")
+	}
 }
 
 func (r *pageRig) close(ft *FullText) {

@@ -185,6 +185,9 @@ func TestFullTextOptions(t *testing.T) {
 	if err != nil || off.Enabled() || off.Unavailable() != "Full-text search is disabled (ENABLE_FTS=false)" || off.Index() != nil {
 		t.Fatalf("disabled: %v %+v", err, off)
 	}
+	if err := off.Close(); err != nil {
+		t.Fatal(err)
+	}
 	nat, err := OpenFullText(ctx, st, feed, FullTextOptions{Backend: Native})
 	if err != nil || nat.Unavailable() != "" || nat.Backend() != Native || nat.CollectionStats(persist.Access{Principal: "p"}) == nil {
 		t.Fatalf("native: %v %+v", err, nat)
