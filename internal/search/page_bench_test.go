@@ -29,7 +29,26 @@ type pageBench struct {
 
 func openPageBench(b *testing.B, n int) *pageBench {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(b.TempDir(), "ctx.db")})
+	st := pageBenchStore(b, b.TempDir(), n)
+	ft, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Progress: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ft.Close() })
+	nat, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Backend: Native, Progress: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = nat.Close() })
+	waitPages(b, nat)
+	return &pageBench{st: st, ft: ft, nat: nat, mid: t0.Add(time.Duration(n/2) * time.Millisecond)}
+}
+
+// pageBenchStore is a SQLite database in dir of n entries shaped as
+// contextd bench's.
+func pageBenchStore(b *testing.B, dir string, n int) persist.Store {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "ctx.db")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,18 +75,7 @@ func openPageBench(b *testing.B, n int) *pageBench {
 			b.Fatal(err)
 		}
 	}
-	ft, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Progress: io.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = ft.Close() })
-	nat, err := OpenFullText(ctx, st, follow.NewFeed(st), FullTextOptions{Backend: Native, Progress: io.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = nat.Close() })
-	waitPages(b, nat)
-	return &pageBench{st: st, ft: ft, nat: nat, mid: t0.Add(time.Duration(n/2) * time.Millisecond)}
+	return st
 }
 
 func metaEq(key string, v any) persist.MetaCond {
