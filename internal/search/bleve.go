@@ -139,19 +139,9 @@ func (b *bleveTarget) rebuild(ctx context.Context, why string, reset bool) error
 // grant rows need no distinction; an entry that no longer exists is
 // removed. The watermark is written in the same Bleve batch.
 func (b *bleveTarget) Apply(ctx context.Context, ids []string, last int64) error {
-	docs, err := b.st.IndexDocs(ctx, ids)
+	docs, dels, err := changedDocs(ctx, b.st, ids)
 	if err != nil {
-		return fmt.Errorf("full-text index: read entries: %w", err)
-	}
-	seen := make(map[string]bool, len(docs))
-	for i := range docs {
-		seen[docs[i].ID] = true
-	}
-	var dels []string
-	for _, id := range ids {
-		if !seen[id] {
-			dels = append(dels, id)
-		}
+		return fmt.Errorf("full-text index: %w", err)
 	}
 	if err := b.ix.Apply(ctx, docsOf(docs), dels, last); err != nil {
 		return err

@@ -24,6 +24,8 @@
 package search
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -62,4 +64,24 @@ func readers(grants []persist.Grant) []string {
 		}
 	}
 	return out
+}
+
+// changedDocs re-reads the entries ids of a change-log batch: the ones
+// that exist, whole, and the ids of those that no longer do.
+func changedDocs(ctx context.Context, src persist.IndexSource, ids []string) ([]persist.IndexDoc, []string, error) {
+	docs, err := src.IndexDocs(ctx, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read entries: %w", err)
+	}
+	seen := make(map[string]bool, len(docs))
+	for i := range docs {
+		seen[docs[i].ID] = true
+	}
+	var dels []string
+	for _, id := range ids {
+		if !seen[id] {
+			dels = append(dels, id)
+		}
+	}
+	return docs, dels, nil
 }

@@ -184,21 +184,17 @@ func pageEntry(d *persist.IndexDoc) catalog.Entry {
 // re-read whole (access fields, filters, metadata) and put again; one
 // that no longer exists is removed.
 func (pc *pageCatalog) Apply(ctx context.Context, ids []string, last int64) error {
-	docs, err := pc.st.IndexDocs(ctx, ids)
+	docs, dels, err := changedDocs(ctx, pc.st, ids)
 	if err != nil {
-		return fmt.Errorf("search_context catalog: read entries: %w", err)
+		return fmt.Errorf("search_context catalog: %w", err)
 	}
-	seen := make(map[string]bool, len(docs))
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	for i := range docs {
-		seen[docs[i].ID] = true
-		pc.cat.Put(pageEntry(&docs[i]))
+	for _, id := range dels {
+		pc.cat.Remove(id)
 	}
-	for _, id := range ids {
-		if !seen[id] {
-			pc.cat.Remove(id)
-		}
+	for i := range docs {
+		pc.cat.Put(pageEntry(&docs[i]))
 	}
 	pc.wm = last
 	pc.changed.Add(int64(len(ids)))
