@@ -77,11 +77,7 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 			return nil, err
 		}
 		// search_context's pages still come from a catalog.
-		pc, err := openPageCatalog(ctx, st, feed, o.Dir, o.Progress)
-		if err != nil {
-			return nil, err
-		}
-		ft.pages = pc
+		ft.pages = openPageCatalog(ctx, st, feed, o.Dir, o.Progress)
 		return ft, nil
 	}
 	if err := ft.dropTriggers(ctx); err != nil {

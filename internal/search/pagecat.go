@@ -43,59 +43,66 @@ type pageCatalog struct {
 	lastSave time.Time    // of the last snapshot (under mu)
 
 	// ready: the catalog holds every entry and follows the log; until
-	// then (a rebuild running in the background) pages come from SQL.
+	// then (loaded or rebuilt in the background) pages come from SQL.
 	ready  atomic.Bool
-	cancel context.CancelFunc // ends the background rebuild
-	done   chan struct{}      // closed when the background rebuild ends
+	cancel context.CancelFunc // ends the background start
+	done   chan struct{}      // closed when the background start ends
 }
 
-// openPageCatalog loads the catalog from its snapshot in dir ("" keeps
-// it in memory) and starts following feed. Without a usable snapshot
-// the catalog is rebuilt from SQL in the background, and pages come from
-// SQL until it is ready (for good if the rebuild fails: it says why on
-// the progress writer): the rebuild reads every entry's access fields
-// and metadata (about 0.2 s at 10,000 entries on the 2-core machine,
-// which start-up without snapshots would otherwise pay for a catalog
-// that only makes some filters faster).
-func openPageCatalog(ctx context.Context, st persist.Store, feed *follow.Feed, dir string, progress io.Writer) (*pageCatalog, error) {
+// openPageCatalog starts search_context's catalog in dir ("" keeps it
+// in memory) following feed. It is loaded from its snapshot, or rebuilt
+// from SQL without a usable one, in the background, and pages come from
+// SQL until it is ready (for good if that fails: it says why on the
+// progress writer). The rebuild reads every entry's access fields and
+// metadata (2.0-2.6 s at 100,000 entries on the loaded 2-core machine,
+// BenchmarkPageCatalogOpen) and even the snapshot takes 0.10-0.15 s to
+// decode there: start-up (≤ 1 s with snapshots, issue 17) pays neither
+// for a catalog that only makes some filters faster.
+func openPageCatalog(ctx context.Context, st persist.Store, feed *follow.Feed, dir string, progress io.Writer) *pageCatalog {
 	pc := &pageCatalog{st: st, cat: catalog.NewMeta(), progress: progressOrStderr(progress), lastSave: time.Now()}
 	if dir != "" {
+		// The native backend needed no folder before: one that cannot be
+		// made costs the snapshot (a rebuild at each start), not the
+		// start-up.
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("search_context catalog: %w", err)
+			fmt.Fprintf(pc.progress, "contextd: search_context catalog: %v; kept in memory\n", err)
+		} else {
+			pc.path = filepath.Join(dir, pageCatalogFile)
 		}
-		pc.path = filepath.Join(dir, pageCatalogFile)
 	}
 	pc.follow = feed.Follow("search_context catalog", pc)
-	why, err := pc.load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if why == "" {
-		if err := pc.follow.Start(ctx); err != nil {
-			return nil, err
-		}
-		pc.ready.Store(true)
-		return pc, nil
-	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pc.cancel, pc.done = cancel, make(chan struct{})
 	go func() {
 		defer close(pc.done)
-		err := pc.rebuild(bg, why)
-		if err == nil {
-			err = pc.follow.Start(bg)
-		}
-		if err == nil {
-			pc.ready.Store(true)
-			// Saved now, so a process killed before its close does not
-			// rebuild again at the next start-up.
-			err = pc.save(bg)
-		}
-		if err != nil && bg.Err() == nil { // not a shutdown
-			fmt.Fprintf(pc.progress, "contextd: search_context catalog: %v\n", err)
+		if err := pc.start(bg); err != nil && bg.Err() == nil { // not a shutdown
+			fmt.Fprintf(pc.progress, "contextd: %v; pages are answered in SQL\n", err)
 		}
 	}()
-	return pc, nil
+	return pc
+}
+
+// start loads or rebuilds the catalog, catches up and marks it ready; a
+// rebuilt catalog is saved at once, so a process killed before its close
+// does not rebuild again at the next start-up.
+func (pc *pageCatalog) start(ctx context.Context) error {
+	why, err := pc.load(ctx)
+	if err == nil && why != "" {
+		err = pc.rebuild(ctx, why)
+	}
+	if err == nil {
+		err = pc.follow.Start(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	pc.ready.Store(true)
+	if why != "" {
+		if err := pc.save(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(pc.progress, "contextd: %v (saved again on close)\n", err)
+		}
+	}
+	return nil
 }
 
 // load reads the snapshot when it is intact and its Mark is a row of
@@ -123,12 +130,8 @@ func (pc *pageCatalog) load(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// wait returns once a background rebuild has ended (tests).
-func (pc *pageCatalog) wait() {
-	if pc.done != nil {
-		<-pc.done
-	}
-}
+// wait returns once the background start has ended (tests).
+func (pc *pageCatalog) wait() { <-pc.done }
 
 // rebuild fills the catalog from a scan of the access fields and
 // metadata of every entry (no text); the watermark is the change-log
@@ -213,14 +216,12 @@ func (pc *pageCatalog) MaybeSnapshot() {
 	}
 }
 
-// close ends a background rebuild, stops the follower and saves the
+// close ends a background start, stops the follower and saves the
 // snapshot of a ready catalog: the next start-up then replays only what
 // was written after it.
 func (pc *pageCatalog) close() error {
-	if pc.cancel != nil {
-		pc.cancel()
-		pc.wait()
-	}
+	pc.cancel()
+	pc.wait()
 	pc.follow.Stop()
 	if !pc.ready.Load() {
 		return nil

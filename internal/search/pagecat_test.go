@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,39 @@ func FuzzPageCatalogSnapshot(f *testing.F) {
 			t.Fatalf("mark %+v does not re-encode to the header read", m)
 		}
 	})
+}
+
+// TestPageCatalogStartInBackground: the catalog is loaded or rebuilt
+// after OpenFullText returns; pages asked meanwhile are SQL's (equal to
+// it either way), a close during the start ends it cleanly, and a folder
+// that cannot be made keeps the catalog in memory instead of failing
+// the start-up.
+func TestPageCatalogStartInBackground(t *testing.T) {
+	ctx := context.Background()
+	r := newPageRig(t, 41, 0, 3000)
+	for range 3 {
+		ft, err := OpenFullText(ctx, r.st, follow.NewFeed(r.st), FullTextOptions{Backend: Native, Dir: r.dir, Progress: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.w.check(t, r.st, ft, "while starting", 20)
+		if err := ft.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ft := r.open(nativeMode) // whatever the closes left: a usable snapshot or none
+	r.w.check(t, r.st, ft, "after interrupted starts", 100)
+	r.close(ft)
+
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.dir = filepath.Join(file, "idx")
+	ft = r.open(nativeMode)
+	defer r.close(ft)
+	if ft.pages.path != "" || !strings.Contains(r.progress.String(), "kept in memory") {
+		t.Fatalf("path %q, progress %q", ft.pages.path, r.progress.String())
+	}
+	r.w.check(t, r.st, ft, "in memory", 100)
 }
