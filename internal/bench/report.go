@@ -23,6 +23,8 @@ type Report struct {
 	Rows      []Row    `json:"rows"`
 	Memory    []Point  `json:"memory"`
 	ElapsedS  float64  `json:"elapsed_s"`
+	// Targets holds issue 17's verdicts by backend (filled by JSON).
+	Targets map[string][]Check `json:"targets,omitempty"`
 }
 
 // Row is one measurement on each backend.
@@ -105,6 +107,10 @@ func (r *Report) memory(backend, when string, read func() (Memory, error)) error
 
 // JSON writes the report as indented JSON.
 func (r *Report) JSON(w io.Writer) error {
+	r.Targets = map[string][]Check{}
+	for _, b := range r.Backends {
+		r.Targets[b] = r.Checks(b)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

@@ -50,17 +50,21 @@ func (r *Report) Checks(backend string) []Check {
 	return out
 }
 
-// targets writes the checks of the first backend.
+// targets writes the checks of every backend measured: the issue states
+// them for the default configuration, and the native column is held to
+// the same limits so a regression there shows too.
 func (r *Report) targets(w io.Writer) {
 	if len(r.Backends) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nTargets (issue 17; stated for 100,000 entries, default configuration), %s:\n\n| target | measured | limit | worst case | met |\n| --- | --- | --- | --- | --- |\n", r.Backends[0])
-	for _, c := range r.Checks(r.Backends[0]) {
-		met := "yes"
-		if !c.Met {
-			met = "**no**"
+	fmt.Fprintf(w, "\nTargets (issue 17; stated for 100,000 entries, default configuration; every backend measured):\n\n| backend | target | measured | limit | worst case | met |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, b := range r.Backends {
+		for _, c := range r.Checks(b) {
+			met := "yes"
+			if !c.Met {
+				met = "**no**"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", b, c.Target, num(c.Got), num(c.Limit), c.Where, met)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", c.Target, num(c.Got), num(c.Limit), c.Where, met)
 	}
 }
