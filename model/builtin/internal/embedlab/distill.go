@@ -117,21 +117,7 @@ func project(rows [][]float32, width, dim int) [][]float32 {
 
 // projectWith reduces rows to the dim principal axes of fit.
 func projectWith(fit, rows [][]float32, width, dim int) [][]float32 {
-	mean, axes := wordvec.PCA(fit, width, dim)
-	out := make([][]float32, len(rows))
-	flat := make([]float32, len(rows)*dim)
-	x := make([]float32, width)
-	for i, w := range rows {
-		for k := range x {
-			x[k] = w[k] - mean[k]
-		}
-		v := flat[i*dim : (i+1)*dim : (i+1)*dim]
-		for a := 0; a < dim; a++ {
-			v[a] = dot(axes[a*width:(a+1)*width], x)
-		}
-		out[i] = v
-	}
-	return out
+	return wordvec.Project(fit, rows, width, dim)
 }
 
 // mean is the SIF-weighted mean of text's known tokens (unknown ones are

@@ -190,3 +190,31 @@ func (t *Table) applyWhitening(x []float32) {
 	copy(x, y)
 	Normalize(x)
 }
+
+// Project reduces rows (each of length width) to the dim principal axes
+// of fit: row i of the result is axes·(rows[i] − mean), dim long. The
+// distilled table's generator reduces the encoder's 512-d word vectors to
+// 100 this way (fit = rows); the embedder lab projects texts on a
+// sample's axes.
+func Project(fit, rows [][]float32, width, dim int) [][]float32 {
+	mean, axes := PCA(fit, width, dim)
+	dim = len(axes) / width
+	out := make([][]float32, len(rows))
+	flat := make([]float32, len(rows)*dim)
+	x := make([]float32, width)
+	for i, w := range rows {
+		for k := range x {
+			x[k] = w[k] - mean[k]
+		}
+		v := flat[i*dim : (i+1)*dim : (i+1)*dim]
+		for a := range v {
+			var s float32
+			for k, xk := range x {
+				s += axes[a*width+k] * xk
+			}
+			v[a] = s
+		}
+		out[i] = v
+	}
+	return out
+}

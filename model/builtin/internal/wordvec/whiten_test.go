@@ -153,3 +153,43 @@ func TestPCAOracle(t *testing.T) {
 		t.Fatalf("k above dim: %d values, want %d", len(axes), dim*dim)
 	}
 }
+
+// TestProjectOracle: projecting on all axes keeps distances (a rotation
+// of the centred rows); projecting on the first k keeps each row's
+// coordinates along those axes, computed directly.
+func TestProjectOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([][]float32, 200)
+	for i := range rows {
+		rows[i] = []float32{float32(r.NormFloat64() * 3), float32(r.NormFloat64()), float32(r.NormFloat64() * 0.2), float32(r.NormFloat64() * 0.05)}
+	}
+	full := Project(rows, rows, 4, 4)
+	dist := func(x, y []float32) float64 {
+		var s float64
+		for k := range x {
+			s += float64(x[k]-y[k]) * float64(x[k]-y[k])
+		}
+		return math.Sqrt(s)
+	}
+	for i := 1; i < len(rows); i++ {
+		if d0, d1 := dist(rows[0], rows[i]), dist(full[0], full[i]); math.Abs(d0-d1) > 1e-4*max(1, d0) {
+			t.Fatalf("row %d: distance %v became %v", i, d0, d1)
+		}
+	}
+	mean, axes := PCA(rows, 4, 2)
+	two := Project(rows, rows, 4, 2)
+	for i, v := range rows {
+		if len(two[i]) != 2 {
+			t.Fatalf("row %d has %d dims", i, len(two[i]))
+		}
+		for a := 0; a < 2; a++ {
+			var want float64
+			for k := range v {
+				want += float64(axes[a*4+k]) * float64(v[k]-mean[k])
+			}
+			if math.Abs(want-float64(two[i][a])) > 1e-4 {
+				t.Fatalf("row %d axis %d: %v, want %v", i, a, two[i][a], want)
+			}
+		}
+	}
+}

@@ -255,7 +255,15 @@ func (t *Table) Weight(i int) float32 { return t.weights[i] }
 
 // Mean adds the SIF-weighted mean of text's token vectors to out (which
 // must be zeroed, length Dim) and returns how many tokens it used.
-func (t *Table) Mean(text string, out []float32) int {
+func (t *Table) Mean(text string, out []float32) int { return t.mean(text, out, true) }
+
+// MeanKnown is Mean over the known words only: an unknown token adds
+// nothing (a distilled table's space has no room for hashed directions:
+// whitening would blow them up along its weakest axes). It returns how
+// many tokens the text has, known or not.
+func (t *Table) MeanKnown(text string, out []float32) int { return t.mean(text, out, false) }
+
+func (t *Table) mean(text string, out []float32, hashOOV bool) int {
 	n := 0
 	var oov oovRand
 	scan(text, make([]byte, 0, 32), func(tok []byte) {
@@ -268,7 +276,9 @@ func (t *Table) Mean(text string, out []float32) int {
 			}
 			return
 		}
-		t.addOOV(tok, out, &oov)
+		if hashOOV {
+			t.addOOV(tok, out, &oov)
+		}
 	})
 	if n > 0 {
 		inv := 1 / float32(n)
@@ -309,9 +319,16 @@ func (t *Table) addOOV(tok []byte, out []float32, g *oovRand) {
 // SIF-weighted mean, normalised and whitened when the table has a
 // whitening, else minus its projection on the common component; L2
 // normalised. A text without tokens embeds to the zero vector.
-func (t *Table) Embed(text string, out []float32) {
+func (t *Table) Embed(text string, out []float32) { t.embed(text, out, true) }
+
+// EmbedKnown is Embed over the known words only (see MeanKnown); a text
+// without a known word embeds to the zero vector. The blend reranker's
+// distilled table is read this way, as the lab measured it.
+func (t *Table) EmbedKnown(text string, out []float32) { t.embed(text, out, false) }
+
+func (t *Table) embed(text string, out []float32, hashOOV bool) {
 	clear(out)
-	if t.Mean(text, out) == 0 {
+	if t.mean(text, out, hashOOV) == 0 || !hashOOV && isZero(out) {
 		return
 	}
 	if t.W != nil {
@@ -347,4 +364,13 @@ func Normalize(v []float32) {
 	for k := range v {
 		v[k] *= inv
 	}
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -216,3 +216,33 @@ func TestVector(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedKnown: an unknown token adds nothing to EmbedKnown (Embed gives
+// it a hashed direction), and a text of unknown tokens embeds to zero.
+func TestEmbedKnown(t *testing.T) {
+	tab, _ := testTable(t)
+	a, b, c := make([]float32, 4), make([]float32, 4), make([]float32, 4)
+	tab.EmbedKnown("the car", a)
+	tab.EmbedKnown("the zyxwv car qqq", b)
+	for k := range a {
+		if math.Abs(float64(a[k]-b[k])) > 1e-6 {
+			t.Fatalf("unknown tokens changed the vector: %v vs %v", a, b)
+		}
+	}
+	tab.Embed("the zyxwv car qqq", c)
+	same := true
+	for k := range a {
+		same = same && math.Abs(float64(a[k]-c[k])) < 1e-6
+	}
+	if same {
+		t.Fatal("Embed ignored the unknown tokens too")
+	}
+	for _, s := range []string{"zyxwv qqq", "", "  ,; "} {
+		tab.EmbedKnown(s, c)
+		for _, x := range c {
+			if x != 0 {
+				t.Fatalf("EmbedKnown(%q) = %v, want zero", s, c)
+			}
+		}
+	}
+}
