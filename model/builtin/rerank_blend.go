@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/contextd/contextd/model"
 )
@@ -17,6 +18,16 @@ import (
 // paraphrase figure within 0.005 of the best Cranfield one, so 0.3;
 // beyond 0.5 the lexical evidence of long queries is lost.
 const DefaultBlendWeight = 0.3
+
+// BlendAlpha is the built-in embedder's share of the concatenated
+// similarity when [Blend] has a [Distilled] table (the embedder lab's
+// choice; see the README).
+const BlendAlpha = 0.5
+
+// BlendModel is the model name of [Blend] with a [Distilled] table, the
+// default RERANKING_MODEL; "lexical-semantic" is the blend with the
+// built-in embedder's similarity alone (its rerank_score values differ).
+const BlendModel = "lexical-semantic-v2"
 
 // Blend is the built-in default reranker (RERANKING_PROVIDER=builtin): a
 // convex combination of the [Lexical] score and the cosine similarity of
@@ -39,8 +50,15 @@ const DefaultBlendWeight = 0.3
 type Blend struct {
 	Lexical  Lexical
 	Embedder *Embedder
+	// Distilled, when set, joins the similarity (model
+	// lexical-semantic-v2): cos is then that of the 200-d concatenation
+	// [α·built-in ; (1 − α)·distilled], α = [BlendAlpha]. It needs
+	// Embedder; stored vectors are not involved.
+	Distilled *Distilled
 	// Weight is w above, in (0, 1]; 0 means DefaultBlendWeight.
 	Weight float64
+	// Alpha is α above, in (0, 1); 0 means BlendAlpha.
+	Alpha float64
 }
 
 // Blend is a reranker for the engine's reranking seam.
@@ -83,18 +101,53 @@ func (b Blend) Rerank(ctx context.Context, query string, passages []string) ([]f
 	if !(w > 0 && w <= 1) {
 		w = DefaultBlendWeight
 	}
-	texts := make([]string, 0, len(passages)+1)
-	vecs, err := b.Embedder.Embed(ctx, append(append(texts, query), passages...))
+	texts := append(append(make([]string, 0, len(passages)+1), query), passages...)
+	vecs, err := b.Embedder.Embed(ctx, texts)
 	if err != nil {
 		return nil, fmt.Errorf("blend reranker: %w", err)
 	}
-	q := vecs[0]
-	for i := range scores {
-		var cos float32
-		for k, x := range vecs[i+1] {
-			cos += x * q[k]
+	var dist [][]float32
+	if b.Distilled != nil {
+		if dist, err = b.Distilled.Embed(ctx, texts); err != nil {
+			return nil, fmt.Errorf("blend reranker: %w", err)
 		}
-		scores[i] = model.ClampScore((1-w)*scores[i] + w*model.ClampScore(float64(cos)))
+	}
+	for i := range scores {
+		cos := b.similarity(vecs, dist, i+1)
+		scores[i] = model.ClampScore((1-w)*scores[i] + w*model.ClampScore(cos))
 	}
 	return scores, nil
+}
+
+// similarity is the cosine of text 0 (the query) and text i: of the
+// built-in vectors alone, or of the concatenations [α·g ; (1 − α)·d]
+// when dist is set. Expanded, so no 200-d vector is built: with a = α²
+// and c = (1 − α)², cos = (a·g₀·gᵢ + c·d₀·dᵢ) / √((a·|g₀|² + c·|d₀|²)·(a·|gᵢ|²
+// + c·|dᵢ|²)); every vector is unit or zero (a text without a known word
+// has a zero distilled vector), and a zero concatenation scores 0.
+func (b Blend) similarity(vecs, dist [][]float32, i int) float64 {
+	gg := float64(dot32(vecs[0], vecs[i]))
+	if dist == nil {
+		return gg
+	}
+	al := b.Alpha
+	if !(al > 0 && al < 1) {
+		al = BlendAlpha
+	}
+	a, c := al*al, (1-al)*(1-al)
+	num := a*gg + c*float64(dot32(dist[0], dist[i]))
+	n0 := a*float64(dot32(vecs[0], vecs[0])) + c*float64(dot32(dist[0], dist[0]))
+	ni := a*float64(dot32(vecs[i], vecs[i])) + c*float64(dot32(dist[i], dist[i]))
+	if n0 <= 0 || ni <= 0 {
+		return 0
+	}
+	return num / math.Sqrt(n0*ni)
+}
+
+func dot32(x, y []float32) float32 {
+	var s float32
+	for k, v := range x {
+		s += v * y[k]
+	}
+	return s
 }

