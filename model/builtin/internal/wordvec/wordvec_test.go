@@ -246,3 +246,44 @@ func TestEmbedKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedPair: EmbedPair equals Embed on t and EmbedKnown on u, and
+// SameWords tells tables of the same words from others.
+func TestEmbedPair(t *testing.T) {
+	tab, _ := testTable(t)
+	u := &Table{Dim: 3, Vocab: 100, SIFA: 1e-3, Words: []string{"the", "car", "automobile", "bank"}, Ranks: []uint32{0, 50, 80, 60}}
+	data, err := Encode(u, [][]float32{{1, 2, 3}, {0, 1, 0}, {0, 0.9, 0.2}, {5, 0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err = Decode(data); err != nil {
+		t.Fatal(err)
+	}
+	if !tab.SameWords(u) || !u.SameWords(tab) {
+		t.Fatal("SameWords false for the same words")
+	}
+	other := &Table{Dim: 3, Vocab: 100, SIFA: 1e-3, Words: []string{"the", "bank", "automobile", "car"}, Ranks: []uint32{0, 60, 80, 50}}
+	if data, err = Encode(other, [][]float32{{1, 2, 3}, {5, 0, 1}, {0, 0.9, 0.2}, {0, 1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if other, err = Decode(data); err != nil || tab.SameWords(other) {
+		t.Fatalf("SameWords true for another order (%v)", err)
+	}
+	for _, s := range []string{"the car", "an automobile near the bank", "zzz qqq", "", "the zzz car"} {
+		a, b := make([]float32, 4), make([]float32, 3)
+		wa, wb := make([]float32, 4), make([]float32, 3)
+		tab.EmbedPair(u, s, a, b)
+		tab.Embed(s, wa)
+		u.EmbedKnown(s, wb)
+		for k := range a {
+			if a[k] != wa[k] {
+				t.Fatalf("%q: pair %v, Embed %v", s, a, wa)
+			}
+		}
+		for k := range b {
+			if b[k] != wb[k] {
+				t.Fatalf("%q: pair %v, EmbedKnown %v", s, b, wb)
+			}
+		}
+	}
+}
