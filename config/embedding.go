@@ -34,7 +34,8 @@ var (
 // RERANKING_MODEL=lexical keeps the lexical score alone); a TEI server
 // names its own model.
 const (
-	builtinRerankModel = "lexical-semantic"
+	builtinRerankModel = builtin.BlendModel
+	builtinBlendV1     = "lexical-semantic"
 	builtinLexicalOnly = "lexical"
 	teiRerankTimeout   = 60 * time.Second
 	teiRerankAttempts  = 3
@@ -189,6 +190,9 @@ func newReranker(provider, teiURL, model string, batch int, emb contextd.Embedde
 		if !ok {
 			b = &builtin.Embedder{}
 		}
-		return builtin.Blend{Embedder: b}
+		if model == builtinBlendV1 {
+			return builtin.Blend{Embedder: b}
+		}
+		return builtin.Blend{Embedder: b, Distilled: &builtin.Distilled{}}
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,8 +49,8 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"HYBRID_RRF_OVERFETCH", h.Overfetch, 2},
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
-		{"RERANKING_MODEL", k.Model, "lexical-semantic"},
-		{"reranker (the blend, sharing the embedder)", k.Reranker, builtin.Blend{Embedder: sharedEmbedder(e.Embedder)}},
+		{"RERANKING_MODEL", k.Model, "lexical-semantic-v2"},
+		{"reranker", blendShape(k.Reranker, e.Embedder), "blend with the distilled table, sharing the embedder"},
 		{"MaxPassageChars", k.MaxPassageChars, 1945},
 		{"FTS_RERANK_WINDOW_SIZE", k.FTSWindow, 750},
 		{"FTS_RERANK_GAP_MERGE", k.FTSGapMerge, 100},
@@ -147,8 +148,14 @@ func TestConfigEmbeddingValues(t *testing.T) {
 		t.Fatalf("embedding %+v hybrid %+v", e, h)
 	}
 	shared, _ := e.Embedder.(*builtin.Embedder)
-	if k.Provider != "builtin" || k.Model != "lexical-semantic" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 ||
-		shared == nil || k.Reranker != (builtin.Blend{Embedder: shared}) {
+	if k.Provider != "builtin" || k.Model != "lexical-semantic-v2" || k.MaxPassageChars != 851 || k.FTSWindow != 300 || k.FTSGapMerge != -1 ||
+		shared == nil || blendShape(k.Reranker, shared) != "blend with the distilled table, sharing the embedder" {
+		t.Fatalf("rerank %+v", k)
+	}
+	// RERANKING_MODEL=lexical-semantic is the first blend: the built-in
+	// embedder's similarity alone.
+	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical-semantic"})
+	if k := c.Engine.Rerank; k.Model != "lexical-semantic" || blendShape(k.Reranker, c.Engine.Embedding.Embedder) != "blend, sharing the embedder" {
 		t.Fatalf("rerank %+v", k)
 	}
 	// RERANKING_MODEL=lexical keeps the lexical score alone.
@@ -262,6 +269,23 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// blendShape describes r as a built-in blend: with or without the
+// distilled table, sharing em (the configured embedder) or not.
+func blendShape(r, em any) string {
+	b, ok := r.(builtin.Blend)
+	if !ok {
+		return fmt.Sprintf("%T", r)
+	}
+	s := "blend"
+	if b.Distilled != nil {
+		s += " with the distilled table"
+	}
+	if b.Embedder == nil || b.Embedder != sharedEmbedder(em) {
+		return s + ", with its own embedder"
+	}
+	return s + ", sharing the embedder"
 }
 
 // sharedEmbedder is em as the built-in embedder, or nil.

@@ -220,7 +220,7 @@ func evaluateCranfieldOn(ctx context.Context, col *cranfield, st persist.Store, 
 	ctx = contextd.WithPrincipal(ctx, contextd.Principal{ID: "eval"})
 	var runs []evalRun
 	var docOf map[string]int
-	emb := &builtin.Embedder{}
+	emb, dist := &builtin.Embedder{}, &builtin.Distilled{}
 	for _, backend := range []string{contextd.BackendInProcess, contextd.BackendNative} {
 		for _, rerank := range []bool{false, true} {
 			cfg := contextd.Config{Store: st, FTS: contextd.FTSConfig{Backend: backend, Progress: io.Discard},
@@ -233,7 +233,7 @@ func evaluateCranfieldOn(ctx context.Context, col *cranfield, st persist.Store, 
 				cfg.Embedding.EnableSemantic = "false"
 			}
 			if rerank { // the default reranker (config: RERANKING_PROVIDER=builtin)
-				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Blend{Embedder: emb}, Provider: "builtin", Model: "lexical-semantic"}
+				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Blend{Embedder: emb, Distilled: dist}, Provider: "builtin", Model: builtin.BlendModel}
 			}
 			eng, err := contextd.Open(ctx, cfg)
 			if err != nil {

@@ -141,8 +141,19 @@ func TestBlendCanceled(t *testing.T) {
 }
 
 // BenchmarkBlend is BenchmarkLexical's workload through the blend: the
-// difference is embedding the query and the passages.
-func BenchmarkBlend(b *testing.B) { benchRerank(b, Blend{Embedder: &Embedder{}}) }
+// difference is embedding the query and the passages, with the built-in
+// table alone (model lexical-semantic) and with the distilled table as
+// well (lexical-semantic-v2, the default). Sub-benchmarks alternate under
+// -count, so the two are measured in interleaved rounds.
+func BenchmarkBlend(b *testing.B) {
+	e := &Embedder{}
+	for _, m := range []struct {
+		name string
+		r    Blend
+	}{{"model=lexical-semantic", Blend{Embedder: e}}, {"model=" + BlendModel, Blend{Embedder: e, Distilled: &Distilled{}}}} {
+		b.Run(m.name, func(b *testing.B) { benchRerank(b, m.r) })
+	}
+}
 
 // benchRerank sweeps r over 10 and 100 passages of 2,000 characters.
 func benchRerank(b *testing.B, r model.Reranker) {
