@@ -42,15 +42,19 @@ func TestCranfieldEval(t *testing.T) {
 	// Issue 12's acceptance lines, on the even (reporting) half: hybrid
 	// without a reranker >= BM25 holds since the convex fusion (0.3744 vs
 	// 0.3703; checked below); semantic alone >= 0.28 (measured 0.238) and
-	// hybrid with the default reranker >= BM25 + 0.02 (0.377 vs 0.390)
-	// are not reached with the built-in GloVe embedder.
+	// hybrid with the default reranker >= BM25 + 0.02 (0.3867 vs 0.3903
+	// with lexical-semantic-v2, 0.3766 with the first blend) are not
+	// reached with the built-in GloVe embedder. Measured 2026-12-03
+	// (lexical-semantic-v2): fts+rerank 0.3905 / 0.3913 (in-process /
+	// native), semantic+rerank 0.3733 / 0.3735, hybrid+rerank 0.3899 /
+	// 0.3878.
 	floors := map[string]float64{
 		"in-process fts": 0.37, "native fts": 0.35,
-		"in-process fts+rerank": 0.38, "native fts+rerank": 0.38,
+		"in-process fts+rerank": 0.39, "native fts+rerank": 0.39,
 		"in-process semantic": 0.23, "native semantic": 0.23,
-		"in-process semantic+rerank": 0.36, "native semantic+rerank": 0.36,
+		"in-process semantic+rerank": 0.37, "native semantic+rerank": 0.37,
 		"in-process hybrid": 0.37, "native hybrid": 0.37,
-		"in-process hybrid+rerank": 0.38, "native hybrid+rerank": 0.38,
+		"in-process hybrid+rerank": 0.385, "native hybrid+rerank": 0.385,
 	}
 	for _, r := range runs {
 		t.Logf("%s: nDCG@10 %.4f (odd %.4f, even %.4f)  P@10 %.4f  MAP %.4f  MRR %.4f", r.name(), r.ndcg10, r.half(1), r.half(0), r.p10, r.mapScore, r.mrr)
@@ -137,7 +141,9 @@ func TestParaphraseEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	floors := map[string]float64{"semantic": 0.25, "hybrid": 0.25, "hybrid (ENABLE_RERANKING=false)": 0.18}
+	// Measured 2026-12-03 with lexical-semantic-v2: 0.283, 0.283, 0.183
+	// (0.250, 0.250 with the first blend).
+	floors := map[string]float64{"semantic": 0.28, "hybrid": 0.28, "hybrid (ENABLE_RERANKING=false)": 0.18}
 	for _, r := range runs {
 		top5 := r.at(set, 5, allPairs)
 		t.Logf("%s: top-1 %.3f top-5 %.3f top-10 %.3f", r.method, r.at(set, 1, allPairs), top5, r.at(set, 10, allPairs))
