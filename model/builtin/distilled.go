@@ -83,8 +83,10 @@ func (d *Distilled) Embed(ctx context.Context, texts []string) ([][]float32, err
 
 // embedPair returns the built-in embeddings (e's) and the distilled ones
 // of texts, with one scan and one lookup a token when the two tables have
-// the same words in the same order (the vendored ones do; checked once):
-// 100 passages of 2,000 characters in about half the time of two passes.
+// the same words in the same order (the vendored ones do; checked once).
+// BenchmarkBlend, 100 passages of 2,000 characters, 2026-12-03, six
+// interleaved rounds: 10.4-17.8 ms against 7.1-9.6 ms for the built-in
+// table alone, 1.3-1.85× (the distilled sums and whitening per passage).
 func (d *Distilled) embedPair(ctx context.Context, e *Embedder, texts []string) (g, dv [][]float32, err error) {
 	et, err := e.load()
 	if err != nil {

@@ -1,10 +1,11 @@
 // Package builtin owns the offline model providers that need no server and
-// no model files beyond the vendored table: the word-vector [Embedder]
+// no model files beyond the vendored tables: the word-vector [Embedder]
 // (embed.go; its data is vendored under embeddata/), the extractive
 // [Summarizer] (summarize.go), the [Lexical] reranker (rerank*.go) and the
 // [Blend] reranker that mixes it with embedding similarity
-// (rerank_blend.go), the defaults of EMBEDDING_PROVIDER, SUMMARY_PROVIDER
-// and RERANKING_PROVIDER.
+// (rerank_blend.go; with the [Distilled] table of distilled.go as well),
+// the defaults of EMBEDDING_PROVIDER, SUMMARY_PROVIDER and
+// RERANKING_PROVIDER.
 // Each satisfies its interface in package model.
 //
 //	var e builtin.Embedder

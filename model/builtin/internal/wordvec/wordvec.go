@@ -352,8 +352,8 @@ func (t *Table) embed(text string, out []float32, hashOOV bool) {
 // EmbedPair writes t.Embed(text) to out and u.EmbedKnown(text) to outU
 // with one scan of the text and one lookup a token. u must have t's words
 // in t's order (SameWords); the blend reranker embeds every passage with
-// the built-in and the distilled table this way (about half the time of
-// two separate calls: the scan and the lookups cost more than the sums).
+// the built-in and the distilled table this way (the second table then
+// costs its sums and its whitening, not a second scan and lookup).
 func (t *Table) EmbedPair(u *Table, text string, out, outU []float32) {
 	clear(out)
 	clear(outU)
