@@ -3,7 +3,6 @@ package builtin
 import (
 	"context"
 	_ "embed" // the vendored distilled table
-	"fmt"
 	"sync"
 
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
@@ -35,25 +34,14 @@ const DistilledModel = "use-lite-distilled-100k-pca100-white"
 //	var d builtin.Distilled
 //	vecs, err := d.Embed(ctx, []string{"the schema upgrade errored out"})
 type Distilled struct {
-	once  sync.Once
-	table *wordvec.Table
-	err   error
+	tab lazyTable
 
 	sameOnce sync.Once
 	same     bool // the built-in table has the same words in the same order
 }
 
 func (d *Distilled) load() (*wordvec.Table, error) {
-	d.once.Do(func() {
-		d.table, d.err = wordvec.Decode(distTableData)
-		if d.err == nil {
-			dropResident(distTableData) // decoded: the table is copied out
-		}
-		if d.err == nil && d.table.Dim != EmbedderDim {
-			d.err = fmt.Errorf("distilled table: %d dimensions, want %d", d.table.Dim, EmbedderDim)
-		}
-	})
-	return d.table, d.err
+	return d.tab.load(distTableData, "distilled table")
 }
 
 // Warm loads the table now.
@@ -66,19 +54,7 @@ func (d *Distilled) Embed(ctx context.Context, texts []string) ([][]float32, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]float32, len(texts))
-	flat := make([]float32, len(texts)*t.Dim)
-	for i, s := range texts {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		v := flat[i*t.Dim : (i+1)*t.Dim : (i+1)*t.Dim]
-		t.EmbedKnown(s, v)
-		out[i] = v
-	}
-	return out, nil
+	return embedTexts(ctx, t, texts, t.EmbedKnown)
 }
 
 // embedPair returns the built-in embeddings (e's) and the distilled ones

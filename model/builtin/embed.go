@@ -63,22 +63,32 @@ const EmbedderDim = 100
 //	var e builtin.Embedder
 //	vecs, err := e.Embed(ctx, []string{"car engine failure in winter"})
 type Embedder struct {
+	tab lazyTable
+}
+
+func (e *Embedder) load() (*wordvec.Table, error) {
+	return e.tab.load(embTableData, "built-in embedder")
+}
+
+// lazyTable is a vendored table decoded on first use.
+type lazyTable struct {
 	once  sync.Once
 	table *wordvec.Table
 	err   error
 }
 
-func (e *Embedder) load() (*wordvec.Table, error) {
-	e.once.Do(func() {
-		e.table, e.err = wordvec.Decode(embTableData)
-		if e.err == nil {
-			dropResident(embTableData) // decoded: the table is copied out
+// load decodes data once; what names the table in errors.
+func (l *lazyTable) load(data []byte, what string) (*wordvec.Table, error) {
+	l.once.Do(func() {
+		l.table, l.err = wordvec.Decode(data)
+		if l.err == nil {
+			dropResident(data) // decoded: the table is copied out
 		}
-		if e.err == nil && e.table.Dim != EmbedderDim {
-			e.err = fmt.Errorf("built-in embedder: table has %d dimensions, want %d", e.table.Dim, EmbedderDim)
+		if l.err == nil && l.table.Dim != EmbedderDim {
+			l.err = fmt.Errorf("%s: table has %d dimensions, want %d", what, l.table.Dim, EmbedderDim)
 		}
 	})
-	return e.table, e.err
+	return l.table, l.err
 }
 
 // Warm loads the table now (an engine calls it in the background while
@@ -93,6 +103,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err != nil {
 		return nil, err
 	}
+	return embedTexts(ctx, t, texts, t.Embed)
+}
+
+// embedTexts applies embed to each text into one flat allocation,
+// checking ctx every 64 texts.
+func embedTexts(ctx context.Context, t *wordvec.Table, texts []string, embed func(string, []float32)) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	flat := make([]float32, len(texts)*t.Dim)
 	for i, s := range texts {
@@ -102,7 +118,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			}
 		}
 		v := flat[i*t.Dim : (i+1)*t.Dim : (i+1)*t.Dim]
-		t.Embed(s, v)
+		embed(s, v)
 		out[i] = v
 	}
 	return out, nil
