@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/testtier"
 )
 
 // BenchmarkPageCatalogOpen is the native backend's start-up of
@@ -19,10 +18,7 @@ import (
 // until the catalog serves pages (in the server it runs in the
 // background). 100,000 entries are in the long tier.
 func BenchmarkPageCatalogOpen(b *testing.B) {
-	sizes := []int{10_000}
-	if testtier.On(b) {
-		sizes = append(sizes, 100_000)
-	}
+	sizes := benchSizes(b, 10_000)
 	ctx := context.Background()
 	for _, n := range sizes {
 		dir := b.TempDir()

@@ -60,10 +60,7 @@ func benchStartupStore(b *testing.B, dir string, n int) persist.Store {
 // they existed (the Bleve data and the graph come from their snapshots in
 // both). Run with -count for interleaved rounds; 100k is in the long tier.
 func BenchmarkStartup(b *testing.B) {
-	sizes := []int{1_000, 10_000}
-	if testtier.On(b) {
-		sizes = append(sizes, 100_000)
-	}
+	sizes := benchSizes(b, 1_000, 10_000)
 	ctx := context.Background()
 	for _, n := range sizes {
 		dir := b.TempDir()
@@ -118,4 +115,13 @@ func BenchmarkStartup(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchSizes is a benchmark's size sweep: the quick sizes, and 100,000
+// entries in the long tier.
+func benchSizes(b *testing.B, quick ...int) []int {
+	if testtier.On(b) {
+		return append(quick, 100_000)
+	}
+	return quick
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -20,10 +19,7 @@ import (
 // unfiltered and for one thread of 8, with 200 random queries of a fixed
 // seed; it reports the median per Rank. 100k is in the long tier.
 func BenchmarkVectorRank(b *testing.B) {
-	sizes := []int{10_000}
-	if testtier.On(b) {
-		sizes = append(sizes, 100_000)
-	}
+	sizes := benchSizes(b, 10_000)
 	ctx := context.Background()
 	for _, n := range sizes {
 		st := benchStartupStore(b, b.TempDir(), n)
