@@ -34,14 +34,12 @@ const DistilledModel = "use-lite-distilled-100k-pca100-white"
 //	var d builtin.Distilled
 //	vecs, err := d.Embed(ctx, []string{"the schema upgrade errored out"})
 type Distilled struct {
-	tab lazyTable
-
 	sameOnce sync.Once
 	same     bool // the built-in table has the same words in the same order
 }
 
 func (d *Distilled) load() (*wordvec.Table, error) {
-	return d.tab.load(distTableData, "distilled table")
+	return distShared.load(distTableData, "distilled table")
 }
 
 // Warm loads the table now.

@@ -62,13 +62,18 @@ const EmbedderDim = 100
 //
 //	var e builtin.Embedder
 //	vecs, err := e.Embed(ctx, []string{"car engine failure in winter"})
-type Embedder struct {
-	tab lazyTable
-}
+type Embedder struct{}
 
 func (e *Embedder) load() (*wordvec.Table, error) {
-	return e.tab.load(embTableData, "built-in embedder")
+	return embShared.load(embTableData, "built-in embedder")
 }
+
+// The vendored tables are read-only, so one decoded copy serves every
+// Embedder, Distilled and Blend of the process, like the embedded bytes
+// they come from. Decoding per instance cost each engine 16-40 ms per
+// table (0.3-0.4 s under -race), paid again by every engine a test
+// opens, and a second copy of 13 MiB in a process with two engines.
+var embShared, distShared lazyTable
 
 // lazyTable is a vendored table decoded on first use.
 type lazyTable struct {
