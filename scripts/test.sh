@@ -50,7 +50,13 @@ echo "== go test (quick and long tiers)"
 # script is what CI runs, so it always enables the long tier too and no
 # test is skipped unseen.
 export CONTEXTD_LONG=1
-go test -count=1 -timeout 25m ./... "$@"
+# The slowest packages are named before ./... (go test dedups the list):
+# the go command starts test binaries in the order of its package list
+# (depth-first action priority), so with plain ./... the slowest ones,
+# alphabetically last, started last and ran alone on one core for the
+# last minutes of each step (race step, CI 2026-12-03: server 461 s, the
+# last 5 min at load 1.3). Longest first keeps both cores busy to the end.
+go test -count=1 -timeout 25m ./cmd/contextd ./vector ./server ./... "$@"
 
 if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
   echo "== go test -race (quick tier)"
@@ -67,7 +73,7 @@ if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
     # that the fully instrumented build does not.
     # PGlite serialises its tests through one shared session; the
     # pgvector paths ran above and this pass keeps PostgreSQL 15.
-    CONTEXTD_TEST_PGLITE_URL= CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./... "$@"
+    CONTEXTD_TEST_PGLITE_URL= CGO_ENABLED=1 CONTEXTD_LONG=0 go test -race -count=1 -timeout 25m ./server ./vector ./internal/search ./persist/sqlite ./... "$@"
   else
     echo "no C compiler (${CC:-gcc}): the race detector needs cgo; install gcc or set CONTEXTD_RACE=0"; exit 1
   fi

@@ -184,9 +184,18 @@ type envSettings struct {
 	configure  []func(*contextd.Config)
 	opts       server.Options
 	craftedIDs bool
+	parallel   bool
 }
 
 type envOption func(*envSettings)
+
+func settingsOf(opts []envOption) envSettings {
+	var s envSettings
+	for _, o := range opts {
+		o(&s)
+	}
+	return s
+}
 
 // withConfig tweaks the engine configuration.
 func withConfig(f func(*contextd.Config)) envOption {
@@ -228,6 +237,16 @@ func withCraftedIDs() envOption {
 	return func(s *envSettings) { s.craftedIDs = true }
 }
 
+// withParallelKinds runs the store kinds of forEachStore and
+// forEachStoreEmbed at once (t.Parallel), each on its own env. It is for
+// the package's longest tests: under -race in CI (four kinds with
+// PostgreSQL) TestAccessProperty alone took about 300 s of the package's
+// 461 s, run kind after kind on one core while the other core sat idle
+// at the end of the step, which put the suite over its 30 minutes.
+func withParallelKinds() envOption {
+	return func(s *envSettings) { s.parallel = true }
+}
+
 // env is one engine over one store, with one MCP client per principal.
 type env struct {
 	t        testing.TB // the test (or fuzz target) that owns the env and its clients
@@ -251,8 +270,12 @@ type session struct {
 // forEachStore runs fn against a fresh env on every store kind.
 func forEachStore(t *testing.T, fn func(t *testing.T, env *env), opts ...envOption) {
 	t.Helper()
+	parallel := settingsOf(opts).parallel
 	for _, kind := range storeKinds() {
 		t.Run(kind.name, func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			skipWithoutVectors(t, kind, opts)
 			fn(t, newEnv(t, kind, opts...))
 		})
@@ -268,10 +291,7 @@ func skipWithoutVectors(t testing.TB, kind storeKind, opts []envOption) {
 	if !kind.noVectors {
 		return
 	}
-	var s envSettings
-	for _, o := range opts {
-		o(&s)
-	}
+	s := settingsOf(opts)
 	var c contextd.Config
 	for _, f := range s.configure {
 		f(&c)
@@ -283,10 +303,7 @@ func skipWithoutVectors(t testing.TB, kind storeKind, opts []envOption) {
 
 func newEnv(t testing.TB, kind storeKind, opts ...envOption) *env {
 	t.Helper()
-	var s envSettings
-	for _, o := range opts {
-		o(&s)
-	}
+	s := settingsOf(opts)
 	st := kind.open(t)
 	clock := &fakeClock{now: epoch}
 	// The suite pins the reference's fusion (R-360, HYBRID_FUSION=rrf);

@@ -77,8 +77,12 @@ func withFTSDisabled() envOption {
 // (GloVe) embedder per store kind.
 func forEachStoreEmbed(t *testing.T, fn func(t *testing.T, env *env, em *switchEmbedder), opts ...envOption) {
 	t.Helper()
+	parallel := settingsOf(opts).parallel
 	for _, kind := range vectorKinds() {
 		t.Run(kind.name, func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			em := newSwitchEmbedder(&builtin.Embedder{})
 			fn(t, newEnv(t, kind, append([]envOption{withEmbedder(em)}, opts...)...), em)
 		})
@@ -362,7 +366,7 @@ func TestSemanticParaphrase(t *testing.T) {
 			}
 			wantSlice(t, tool+" pages", paged, whole)
 		}
-	})
+	}, withParallelKinds())
 }
 
 // texts lists "rank:text" of a search response, for messages.

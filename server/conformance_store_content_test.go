@@ -280,7 +280,7 @@ func TestConformanceImageSizeLimits(t *testing.T) {
 		wantEqual(t, "total limit", got, "Total image size exceeds 2MB limit")
 		wantEqual(t, "total after refusals", env.total(t, "alice"), before)
 		env.store(t, "alice", M{"thread_id": "size", "source": "user", "text": "exactly 1 MiB", "images": []M{{"data": b64(mib)}}})
-	}, withConfig(func(c *contextd.Config) { c.MaxImageSizeMB, c.MaxTotalSizeMB = 1, 2 }))
+	}, withConfig(func(c *contextd.Config) { c.MaxImageSizeMB, c.MaxTotalSizeMB = 1, 2 }), withParallelKinds())
 }
 
 func TestConformanceGetSummary(t *testing.T) {

@@ -147,7 +147,7 @@ func TestStrictA5MetadataShape(t *testing.T) {
 			wantEqual(t, "update batch item 1", str(t, items[1], "error"), "metadata "+tooDeep)
 			wantEqual(t, "state", snapshot(), before)
 		})
-	})
+	}, withParallelKinds())
 }
 
 // TestStrictCreatedAtBounds: an entry's own rendered created_at, used as

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/quant"
 )
 
@@ -115,7 +116,10 @@ func TestCodesExactOracle(t *testing.T) {
 // both variants, with and without float32 re-ranking. The 100k gates are
 // TestQuantRecall100k and TestQuantRecallGloVe100k (long tier).
 func TestCodesRecall(t *testing.T) {
-	const n, k = 5000, 10
+	// A quarter of the points under -race (testtier.RaceShare): the four
+	// sequential builds of 5,000 took 167 s of the race pass and the
+	// gate is statistical; the plain pass runs the full size.
+	n, k := testtier.RaceShare(5000), 10
 	vecs := clustered(1, n+100, 384, 0.6)
 	data, queries := vecs[:n], vecs[n:]
 	truth := floatTruth(data, queries, k)
@@ -132,6 +136,7 @@ func TestCodesRecall(t *testing.T) {
 		{4, quant.MSE, false, 0.75}, {4, quant.IP, false, 0.65},
 	} {
 		t.Run(fmt.Sprintf("%v/%d/keep=%v", c.v, c.bits, c.keep), func(t *testing.T) {
+			t.Parallel() // data, queries and truth are only read
 			ix := build(t, data, Options{Quantizer: mustQuant(t, 384, c.bits, c.v), KeepFloat: c.keep})
 			rg := recallVsFloat(t, ix, queries, truth, k, SearchOptions{})
 			re := recallVsFloat(t, ix, queries, truth, k, SearchOptions{Exact: true})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -165,7 +166,10 @@ func TestPageOracle(t *testing.T) {
 		if mode.Enable == "false" {
 			name = "fts-off"
 		}
-		t.Run(name, func(t *testing.T) { testPageOracle(t, mode) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each mode has its own store and index folder
+			testPageOracle(t, mode)
+		})
 	}
 }
 
@@ -254,9 +258,14 @@ func (w *pageWorld) churn(t *testing.T, st persist.Store, n, k int) {
 
 // check runs random queries through ft.Page and SQL and fails on the
 // first difference; at least a quarter must match something.
+//
+// Under -race it runs a quarter of the queries (testtier.RaceShare): each
+// is a SQL search and a catalog page, sequential, and the page tests'
+// 1,000s of them took 150 s of the race pass; the plain pass runs all.
 func (w *pageWorld) check(t *testing.T, st persist.Store, ft *FullText, round string, queries int) {
 	t.Helper()
 	ctx := context.Background()
+	queries = testtier.RaceShare(queries)
 	served := 0
 	for i := range queries {
 		acc, q := w.query()

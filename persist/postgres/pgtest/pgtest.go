@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	neturl "net/url"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Env names the variable holding the test server's connection string.
@@ -172,7 +174,7 @@ func Lite(t testing.TB) (url, schema string) {
 	reset := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		return exec(ctx, url, `DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; SET search_path TO public`)
+		return liteExec(ctx, url, `DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public; SET search_path TO public`)
 	}
 	if err := reset(); err != nil {
 		t.Fatalf("pgtest: reset PGlite schema public: %v", err)
@@ -183,4 +185,26 @@ func Lite(t testing.TB) (url, schema string) {
 		}
 	})
 	return url, "public"
+}
+
+// liteExec is exec for PGlite, trying the connection again while ctx
+// lasts when it cannot be opened: pglite-socket (one backend session
+// behind every connection) sometimes resets a connection opened while it
+// is still closing the last one a test's store held (CI, 2026-12-03:
+// "failed to receive message: ... connection reset by peer" in the
+// schema reset after a store closed). Only the connection is retried:
+// once it is open, a failing statement is returned as it is.
+func liteExec(ctx context.Context, url, sql string) error {
+	for {
+		err := exec(ctx, url, sql)
+		var ce *pgconn.ConnectError
+		if err == nil || !errors.As(err, &ce) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
