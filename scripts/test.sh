@@ -6,16 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0
 
-echo "== gofmt"
+echo "== gofmt [at ${SECONDS}s]"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-echo "== go vet"
+echo "== go vet [at ${SECONDS}s]"
 go vet ./...
 
-echo "== modernc.org/libc pin"
+echo "== modernc.org/libc pin [at ${SECONDS}s]"
 # modernc.org/sqlite supports only the libc version its go.mod names.
 want=$(go mod graph | awk '$1 ~ /^modernc.org\/sqlite@/ && $2 ~ /^modernc.org\/libc@/ {sub(/.*@/, "", $2); print $2; exit}')
 have=$(go list -m -f '{{.Version}}' modernc.org/libc)
@@ -23,7 +23,7 @@ if [ "$want" != "$have" ]; then
   echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
 fi
 
-echo "== PostgreSQL 15 (throwaway cluster)"
+echo "== PostgreSQL 15 (throwaway cluster) [at ${SECONDS}s]"
 # persist/postgres and the conformance suites run against a real server.
 # The cluster lives in a temporary directory, listens on loopback only,
 # runs with fsync=off (its data is thrown away) and is stopped by the
@@ -35,7 +35,7 @@ pg_cluster_start
 export CONTEXTD_TEST_POSTGRES_URL="$PG_CLUSTER_URL"
 echo "PostgreSQL at $CONTEXTD_TEST_POSTGRES_URL"
 
-echo "== PGlite (PostgreSQL 18 + pgvector, for the native vector search tests)"
+echo "== PGlite (PostgreSQL 18 + pgvector, for the native vector search tests) [at ${SECONDS}s]"
 # npm ci from scripts/pglite/package-lock.json into a cache directory
 # (reused), then the server on a free loopback port; stopped by its PID by
 # the same trap. Without the URL the pgvector tests skip.
@@ -43,7 +43,7 @@ pglite_start
 export CONTEXTD_TEST_PGLITE_URL="$PGLITE_URL"
 echo "PGlite at $CONTEXTD_TEST_PGLITE_URL"
 
-echo "== go test (quick and long tiers)"
+echo "== go test (quick and long tiers) [at ${SECONDS}s]"
 # The long tier (internal/testtier: the 60 s HTTP load test, the 100k
 # recall gates, the peer comparison, the Cranfield evaluation) skips
 # unless CONTEXTD_LONG=1. Plain `go test ./...` is the quick tier; this
@@ -59,7 +59,7 @@ export CONTEXTD_LONG=1
 go test -count=1 -timeout 25m ./cmd/contextd ./vector ./server ./... "$@"
 
 if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
-  echo "== go test -race (quick tier)"
+  echo "== go test -race (quick tier) [at ${SECONDS}s]"
   # The race detector over every package; the long tier's fixed-duration
   # and 100k tests ran above without it (under -race they take 5-10x as
   # long and exercise no concurrency the quick tier does not).
@@ -79,7 +79,7 @@ if [ "${CONTEXTD_RACE:-1}" != 0 ]; then
   fi
 fi
 
-echo "== fuzz (each target ${FUZZTIME:=10s} past its seed corpus)"
+echo "== fuzz (each target ${FUZZTIME:=10s} past its seed corpus) [at ${SECONDS}s]"
 # Every Fuzz target runs for FUZZTIME beyond its committed seeds (f.Add
 # and testdata/fuzz, which the go test step above already ran as
 # regression cases). A short minimization budget keeps a new input from
@@ -134,4 +134,4 @@ rm -rf "$fuzzbin"
 if [ "$targets" -lt 10 ]; then
   echo "only $targets fuzz targets: at least 10 are required (issue 17)"; exit 1
 fi
-echo "fuzzed $targets targets for $FUZZTIME each"
+echo "fuzzed $targets targets for $FUZZTIME each; the whole run took ${SECONDS}s (CI allows 30 min)"
