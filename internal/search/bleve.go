@@ -109,16 +109,8 @@ func (b *bleveTarget) rebuild(ctx context.Context, why string, reset bool) error
 		if say {
 			fmt.Fprintf(b.progress, "contextd: full-text index: %s; rebuilding from SQL\n", why)
 		}
-		n := 0
-		err := follow.Scan(ctx, "full-text index: rebuild", b.st.ScanIndexDocs, indexDocID, func(docs []persist.IndexDoc) error {
-			if err := b.ix.Apply(ctx, docsOf(docs), nil, 0); err != nil {
-				return err
-			}
-			n += len(docs)
-			if n%(10*follow.Batch) == 0 {
-				fmt.Fprintf(b.progress, "contextd: full-text index: %d entries indexed\n", n)
-			}
-			return nil
+		n, err := rebuildScan(ctx, b.progress, "full-text index", "indexed", b.st.ScanIndexDocs, func(docs []persist.IndexDoc) error {
+			return b.ix.Apply(ctx, docsOf(docs), nil, 0)
 		})
 		if err != nil {
 			return err
@@ -179,6 +171,29 @@ func (b *bleveTarget) saveCatalog(ctx context.Context) error {
 		return fmt.Errorf("full-text index: catalog snapshot: %w", err)
 	}
 	return nil
+}
+
+// rebuildScan pages through every entry for a rebuild of what (a
+// follow.Scan of page), hands each batch to fn, says every ten batches how
+// many entries are done ("contextd: <what>: N entries <done>") and
+// returns their number. A cancelled ctx ends it between batches.
+func rebuildScan(ctx context.Context, progress io.Writer, what, done string,
+	page func(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error), fn func([]persist.IndexDoc) error) (int, error) {
+	n := 0
+	err := follow.Scan(ctx, what+": rebuild", page, indexDocID, func(docs []persist.IndexDoc) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(docs); err != nil {
+			return err
+		}
+		n += len(docs)
+		if n%(10*follow.Batch) == 0 {
+			fmt.Fprintf(progress, "contextd: %s: %d entries %s\n", what, n, done)
+		}
+		return nil
+	})
+	return n, err
 }
 
 // loadCatalog fills the in-memory catalog (the readable-set bitmaps of

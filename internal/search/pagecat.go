@@ -52,8 +52,10 @@ type pageCatalog struct {
 // openPageCatalog starts search_context's catalog in dir ("" keeps it
 // in memory) following feed. It is loaded from its snapshot, or rebuilt
 // from SQL without a usable one, in the background, and pages come from
-// SQL until it is ready (for good if that fails: it says why on the
-// progress writer). The rebuild reads every entry's access fields and
+// SQL until it is ready. A start that fails (the store unreachable for a
+// while, a read error) says why on the progress writer and is tried
+// again, 1 s later and then twice as long each time up to a minute, until
+// it succeeds or the engine closes. The rebuild reads every entry's access fields and
 // metadata (2.0-2.6 s at 100,000 entries on the loaded 2-core machine,
 // BenchmarkPageCatalogOpen) and even the snapshot takes 0.10-0.15 s to
 // decode there: start-up (≤ 1 s with snapshots, issue 17) pays neither
@@ -75,12 +77,29 @@ func openPageCatalog(ctx context.Context, st persist.Store, feed *follow.Feed, d
 	pc.cancel, pc.done = cancel, make(chan struct{})
 	go func() {
 		defer close(pc.done)
-		if err := pc.start(bg); err != nil && bg.Err() == nil { // not a shutdown
-			fmt.Fprintf(pc.progress, "contextd: %v; pages are answered in SQL\n", err)
+		for wait := pageRetryFirst; ; wait = min(2*wait, pageRetryMax) {
+			err := pc.start(bg)
+			if err == nil || bg.Err() != nil { // ready, or a shutdown
+				return
+			}
+			fmt.Fprintf(pc.progress, "contextd: %v; pages are answered in SQL, trying again in %s\n", err, wait)
+			select {
+			case <-bg.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 	}()
 	return pc
 }
+
+// The background start's retry delays: short enough that a store back
+// after a blip serves fast pages again within seconds, capped so a store
+// gone for hours is asked once a minute, not in a loop.
+const (
+	pageRetryFirst = time.Second
+	pageRetryMax   = time.Minute
+)
 
 // start loads or rebuilds the catalog, catches up and marks it ready; a
 // rebuilt catalog is saved at once, so a process killed before its close
@@ -146,17 +165,9 @@ func (pc *pageCatalog) rebuild(ctx context.Context, why string) error {
 			fmt.Fprintf(pc.progress, "contextd: search_context catalog: %s; rebuilding from SQL\n", why)
 		}
 		fresh := catalog.NewMeta()
-		n := 0
-		err := follow.Scan(ctx, "search_context catalog: rebuild", pc.st.ScanAccessDocs, indexDocID, func(docs []persist.IndexDoc) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		n, err := rebuildScan(ctx, pc.progress, "search_context catalog", "loaded", pc.st.ScanAccessDocs, func(docs []persist.IndexDoc) error {
 			for i := range docs {
 				fresh.Put(pageEntry(&docs[i]))
-			}
-			n += len(docs)
-			if n%(10*follow.Batch) == 0 {
-				fmt.Fprintf(pc.progress, "contextd: search_context catalog: %d entries loaded\n", n)
 			}
 			return nil
 		})

@@ -3,11 +3,14 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/internal/follow"
@@ -293,4 +296,53 @@ func TestPageCatalogStartInBackground(t *testing.T) {
 		t.Fatalf("path %q, progress %q", ft.pages.path, r.progress.String())
 	}
 	r.w.check(t, r.st, ft, "in memory", 100)
+}
+
+// flakyScans is a store whose first scans of the access fields fail, as
+// a database unreachable for a moment would.
+type flakyScans struct {
+	persist.Store
+	failures atomic.Int32 // scans still to fail
+}
+
+func (s *flakyScans) ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
+	if s.failures.Add(-1) >= 0 {
+		return nil, errors.New("connection refused")
+	}
+	return s.Store.ScanAccessDocs(ctx, afterID, limit)
+}
+
+// TestPageCatalogStartRetried: a background start that fails (its rebuild
+// cannot read the store) says so, pages stay SQL's meanwhile, and it is
+// tried again until the catalog serves them; a close ends the retries.
+func TestPageCatalogStartRetried(t *testing.T) {
+	r := newPageRig(t, 43, 0, 200)
+	st := &flakyScans{Store: r.st}
+	st.failures.Store(1)
+	r.st = st
+	ft := r.open(nativeMode) // waits for the second start and its catalog
+	if p := r.progress.String(); !strings.Contains(p, "connection refused; pages are answered in SQL, trying again in 1s") {
+		t.Fatalf("progress does not say the start failed and is retried: %q", p)
+	}
+	r.w.check(t, r.st, ft, "after a retried start", 100)
+	r.close(ft)
+
+	// A store that never answers: the close ends the retries at once.
+	st.failures.Store(1 << 30)
+	r.dir = filepath.Join(t.TempDir(), "idx") // no snapshot: rebuild
+	ft, err := OpenFullText(context.Background(), st, follow.NewFeed(st), FullTextOptions{Backend: Native, Dir: r.dir, Progress: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.w.check(t, r.st, ft, "while retrying", 20)
+	done := make(chan error, 1)
+	go func() { done <- ft.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the background start's retries")
+	}
 }
