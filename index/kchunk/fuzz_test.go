@@ -17,6 +17,7 @@ func FuzzSplit(f *testing.F) {
 	f.Add("Title\n=====\n\n~~~\nunclosed", uint8(3), uint16(4))
 	f.Add("He paused... then walked away. The room was silent.", uint8(2), uint16(5))
 	f.Add("\xff\xfe<|endoftext|>   \n\n\n", uint8(1), uint16(1))
+	f.Add(" \u00a0no-break\u3000spaces\u00a0\n", uint8(1), uint16(1)) // Unicode white space is trimmed too
 	names := []string{"a.txt", "b.txt", "c.txt", "d.md"}
 	strategies := []string{FixedSize, Recursive, Semantic, ""}
 	f.Fuzz(func(t *testing.T, text string, which uint8, max uint16) {

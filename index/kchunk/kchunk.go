@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
@@ -226,13 +227,24 @@ func (c *chunker) chunks(spans []span, header string) []Chunk {
 	return out
 }
 
-// trim narrows s to exclude leading and trailing white space.
+// trim narrows s to exclude leading and trailing white space: Unicode's,
+// as Split's test for a blank text (strings.TrimSpace) has it. With ASCII
+// white space only, a text of one no-break space (U+00A0) gave no chunk
+// while " \u00a0x" gave a chunk starting with it (FuzzSplit found it).
 func (c *chunker) trim(s span) span {
-	for s.start < s.end && isSpaceByte(c.text[s.start]) {
-		s.start++
+	for s.start < s.end {
+		r, n := utf8.DecodeRuneInString(c.text[s.start:s.end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		s.start += n
 	}
-	for s.end > s.start && isSpaceByte(c.text[s.end-1]) {
-		s.end--
+	for s.end > s.start {
+		r, n := utf8.DecodeLastRuneInString(c.text[s.start:s.end])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		s.end -= n
 	}
 	return s
 }

@@ -118,8 +118,8 @@ func check(t *testing.T, name, text string, cs []Chunk, max int) {
 		}
 	}
 	md := IsMarkdown(name)
-	for j := 0; j < len(text); j++ {
-		if covered[j] || isSpaceByte(text[j]) {
+	for j, r := range text {
+		if covered[j] || unicode.IsSpace(r) {
 			continue
 		}
 		if md && headingLine(text, j) {
@@ -129,9 +129,12 @@ func check(t *testing.T, name, text string, cs []Chunk, max int) {
 	}
 }
 
-// unsplittable: a fenced code block, or one run with no separator.
+// unsplittable: a fenced code block, in a block quote too (the chunker
+// keeps goldmark's fenced blocks whole from their line's start:
+// ">   ~~~00" is one, FuzzSplit found), or one run with no separator.
 func unsplittable(body string) bool {
-	return strings.HasPrefix(body, "```") || strings.HasPrefix(body, "~~~") || !strings.ContainsAny(body, " \n")
+	lead := strings.TrimLeft(body, " \t>")
+	return strings.HasPrefix(lead, "```") || strings.HasPrefix(lead, "~~~") || !strings.ContainsAny(body, " \n")
 }
 
 func headingLine(text string, j int) bool {
