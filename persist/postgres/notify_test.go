@@ -70,7 +70,8 @@ func TestNotifyWakesReplicas(t *testing.T) {
 	})
 	quiet()
 
-	pgtest.Exec(t, url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, listenAppName)
+	pgtest.Exec(t, url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE application_name = $1 AND query = $2 AND pid <> pg_backend_pid()`, listenAppName, listenQuery(schema))
 	expect(2) // the catch-up call after the reconnect
 	persisttest.Insert(t, b, []persist.Entry{persisttest.NewEntry(4, "t", "user", "x")}, nil)
 	expect(3)
@@ -80,6 +81,13 @@ func TestNotifyWakesReplicas(t *testing.T) {
 	quiet()
 }
 
+// listenQuery is the statement a listener on schema's channel ran last,
+// as pg_stat_activity shows it. Matching on it, not on the application
+// name alone, keeps the test to its own listener: other packages' stores
+// listen on the same cluster at the same time (CI: the test saw another
+// listener as A's, wrote before A subscribed, and was never woken).
+func listenQuery(schema string) string { return `LISTEN ` + quoteIdent(notifyChannel(schema)) }
+
 // waitListening waits until st's listener session is subscribed.
 func waitListening(t *testing.T, st *Store) {
 	t.Helper()
@@ -87,7 +95,7 @@ func waitListening(t *testing.T, st *Store) {
 	for time.Now().Before(deadline) {
 		var n int
 		err := st.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = $1 AND state = 'idle' AND query LIKE 'LISTEN%'`, listenAppName).Scan(&n)
+			WHERE application_name = $1 AND state = 'idle' AND query = $2`, listenAppName, listenQuery(st.cfg.Schema)).Scan(&n)
 		if err == nil && n > 0 {
 			return
 		}
