@@ -20,6 +20,12 @@
 // encoder, static distillations of it (each word alone through the
 // encoder, Model2Vec-style: PCA, SIF weights, optional whitening) and
 // blends of the built-in sentence vector with a distilled one.
+//
+//	go run ./model/builtin/internal/embedlab retrofit -wordnet /usr/share/wordnet
+//
+// retrofit needs no encoder: it moves the built-in table's word vectors
+// towards their WordNet 3.0 neighbours (Debian wordnet-base; Faruqui et
+// al. 2015), re-estimates the whitening and prints the same rows.
 package main
 
 import (
@@ -49,6 +55,7 @@ func main() {
 	table := fs.String("table", "model/builtin/embeddata/glove-wink-100k.wv", "the built-in word-vector table")
 	words := fs.Int("words", 100000, "export: how many of the table's most frequent words")
 	only := fs.String("only", "", "eval: run the variants whose name contains this")
+	wnDir := fs.String("wordnet", "/usr/share/wordnet", "retrofit: WordNet 3.0 data files (Debian wordnet-base)")
 	_ = fs.Parse(os.Args[2:])
 	c, err := loadCorpus(*cran, *para)
 	if err == nil {
@@ -57,6 +64,8 @@ func main() {
 			err = export(c, *dir, *table, *words)
 		case "eval":
 			err = evalAll(context.Background(), c, *dir, *table, *only)
+		case "retrofit":
+			err = evalRetrofit(c, *table, *wnDir)
 		default:
 			err = fmt.Errorf("unknown command %q", os.Args[1])
 		}
