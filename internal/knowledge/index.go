@@ -32,8 +32,9 @@ type docIndex struct {
 
 type indexedChunk struct {
 	Chunk
-	terms map[string]int
-	n     int // tokens
+	terms map[string]int // the exact stream's term counts
+	stems map[string]int // the English stream's (keyword.go)
+	n     int            // tokens
 	vec   []float32
 }
 
@@ -70,7 +71,7 @@ func (x *chunkIndex) put(id string, gen int, status string, chunks []Chunk, vecs
 			terms[string(term)]++
 			n++
 		})
-		ic[i] = indexedChunk{Chunk: c, terms: terms, n: n}
+		ic[i] = indexedChunk{Chunk: c, terms: terms, stems: englishStems(terms), n: n}
 		if i < len(vecs) {
 			ic[i].vec = vecs[i]
 		}

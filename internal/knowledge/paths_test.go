@@ -150,15 +150,17 @@ func TestTopOracle(t *testing.T) {
 // the formula on a two-chunk corpus.
 func TestKeywordLegOracle(t *testing.T) {
 	mk := func(doc string, terms map[string]int, n int) candidate {
-		return candidate{doc: doc, c: &indexedChunk{terms: terms, n: n}}
+		return candidate{doc: doc, c: &indexedChunk{terms: terms, stems: englishStems(terms), n: n}}
 	}
 	cands := []candidate{mk("a", map[string]int{"tea": 2, "pot": 1}, 3), mk("b", map[string]int{"pot": 1}, 1)}
-	res := keywordLeg(cands, []string{"tea"}, 4)
+	res := keywordLeg(cands, parseKeyword("tea"), 4)
 	if len(res) != 1 || res[0].i != 0 {
 		t.Fatalf("hits %v", res)
 	}
+	// tea is its own stem: the exact stream counts it at 1, the English
+	// stream at 0.4.
 	idf := math.Log(1 + (2-1+0.5)/(1+0.5))
-	r := idf * 2 * (bm25K1 + 1) / (2 + bm25K1*(1-bm25B+bm25B*3/2.0))
+	r := (1 + stemWeight) * idf * 2 * (bm25K1 + 1) / (2 + bm25K1*(1-bm25B+bm25B*3/2.0))
 	if want := r / (r + 1); math.Abs(res[0].score-want) > 1e-12 {
 		t.Errorf("score %v, want %v", res[0].score, want)
 	}

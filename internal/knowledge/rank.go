@@ -3,9 +3,6 @@ package knowledge
 import (
 	"container/heap"
 	"math"
-	"strings"
-
-	"github.com/contextd/contextd/index/token"
 )
 
 // scored is candidate i of a search with its score. Legs and fusion work
@@ -99,80 +96,91 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// stopwords are dropped from keyword queries, as PostgreSQL's english
-// configuration drops them: a query's "the" or "how" matches everything
-// and ranks nothing.
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by for from has have how i if in into is it its
-		of on or our so such that the their then there these they this to was we were what when where which
-		who why will with you your do does did can`) {
-		stopwords[w] = true
-	}
-}
-
-// queryTerms are the distinct folded tokens of q without stopwords.
-func queryTerms(q string) []string {
-	seen := map[string]bool{}
-	var out []string
-	token.Scan(q, nil, func(_, _ int, term []byte) {
-		t := string(term)
-		if !stopwords[t] && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	})
-	return out
-}
-
 // BM25 parameters: the usual k1 and b.
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
-// keywordLeg scores every chunk holding a query term by BM25 over the
-// candidate chunks (so document frequencies count only what the caller
-// may read and nothing unreadable shifts a score), mapped r/(r+1) into
-// [0, 1) as upstream maps ts_rank_cd.
-func keywordLeg(cands []candidate, terms []string, totalLen int) []scored {
-	if len(terms) == 0 || len(cands) == 0 {
+// stemWeight is the English stream's weight against the exact stream's
+// 1: upstream's setweight B (0.4) against A (1.0).
+const stemWeight = 0.4
+
+// keywordLeg scores every chunk that matches q (keyword.go) by BM25 over
+// the candidate chunks (so document frequencies count only what the
+// caller may read and nothing unreadable shifts a score): the exact
+// stream's positive terms at weight 1 plus the English stream's at 0.4,
+// so an exact hit outranks a stemmed one as in upstream's ts_rank_cd,
+// mapped r/(r+1) into [0, 1) as upstream maps it. A chunk that matches
+// only through negations (a query of -word alone) scores 0. When the
+// query matches no chunk, its relaxed form runs (keyword.go).
+func keywordLeg(cands []candidate, q keywordQuery, totalLen int) []scored {
+	if len(cands) == 0 || len(q.exact) == 0 && len(q.stemmed) == 0 {
 		return nil
-	}
-	// One pass reads each chunk's term frequencies into a dense table.
-	tf := make([]int32, len(cands)*len(terms))
-	df := make([]int, len(terms))
-	for i := range cands {
-		m := cands[i].c.terms
-		for j, t := range terms {
-			if f := m[t]; f > 0 {
-				tf[i*len(terms)+j] = int32(f)
-				df[j]++
-			}
-		}
 	}
 	n := float64(len(cands))
 	avg := float64(totalLen) / n
 	if avg == 0 {
 		avg = 1
 	}
-	idf := make([]float64, len(terms))
-	for j := range terms {
-		idf[j] = math.Log(1 + (n-float64(df[j])+0.5)/(float64(df[j])+0.5))
+	type stream struct {
+		terms []string
+		w     float64
+		tf    []int32 // len(cands) × len(terms)
+		idf   []float64
+	}
+	streams := [2]stream{{terms: q.exact.positives(), w: 1}, {terms: q.stemmed.positives(), w: stemWeight}}
+	// One pass per stream reads each chunk's counts into a dense table.
+	for k := range streams {
+		st := &streams[k]
+		st.tf = make([]int32, len(cands)*len(st.terms))
+		df := make([]int, len(st.terms))
+		for i := range cands {
+			m := cands[i].c.terms
+			if k == 1 {
+				m = cands[i].c.stems
+			}
+			for j, t := range st.terms {
+				if f := m[t]; f > 0 {
+					st.tf[i*len(st.terms)+j] = int32(f)
+					df[j]++
+				}
+			}
+		}
+		st.idf = make([]float64, len(st.terms))
+		for j := range st.terms {
+			st.idf[j] = math.Log(1 + (n-float64(df[j])+0.5)/(float64(df[j])+0.5))
+		}
+	}
+	match := make([]bool, len(cands))
+	found := false
+	for _, qq := range []keywordQuery{q, {exact: q.exact.relaxed(), stemmed: q.stemmed.relaxed()}} {
+		for i := range cands {
+			c := cands[i].c
+			var seq chunkSeq
+			match[i] = qq.exact.matches(c.terms, c.Text, false, &seq) || qq.stemmed.matches(c.stems, c.Text, true, &seq)
+			found = found || match[i]
+		}
+		if found {
+			break
+		}
 	}
 	var out []scored
 	for i := range cands {
+		if !match[i] {
+			continue
+		}
+		c := cands[i].c
 		var r float64
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(cands[i].c.n)/avg)
-		for j := range terms {
-			if f := float64(tf[i*len(terms)+j]); f > 0 {
-				r += idf[j] * f * (bm25K1 + 1) / (f + norm)
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(c.n)/avg)
+		for _, st := range streams {
+			for j := range st.terms {
+				if f := float64(st.tf[i*len(st.terms)+j]); f > 0 {
+					r += st.w * st.idf[j] * f * (bm25K1 + 1) / (f + norm)
+				}
 			}
 		}
-		if r > 0 {
-			out = append(out, scored{i: int32(i), score: r / (r + 1)})
-		}
+		out = append(out, scored{i: int32(i), score: r / (r + 1)})
 	}
 	return out
 }

@@ -1,0 +1,162 @@
+package knowledge
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contextd/contextd/index/token"
+)
+
+// kwChunk indexes text as put does.
+func kwChunk(text string) *indexedChunk {
+	terms := map[string]int{}
+	n := 0
+	token.Scan(text, nil, func(_, _ int, term []byte) {
+		terms[string(term)]++
+		n++
+	})
+	return &indexedChunk{Chunk: Chunk{Text: text}, terms: terms, stems: englishStems(terms), n: n}
+}
+
+// kwHits runs the keyword leg of q over texts and returns the matching
+// texts' indexes, best first.
+func kwHits(texts []string, q string) []int {
+	cands := make([]candidate, len(texts))
+	total := 0
+	for i, s := range texts {
+		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: kwChunk(s)}
+		total += cands[i].c.n
+	}
+	res := top(cands, keywordLeg(cands, parseKeyword(q), total), len(texts))
+	out := []int{}
+	for _, h := range res {
+		out = append(out, int(h.i))
+	}
+	return out
+}
+
+// TestKeywordWebsearchI5: the Keyword grammar and streams of requirements
+// I.5 (websearch_to_tsquery over an exact and an English stream).
+func TestKeywordWebsearchI5(t *testing.T) {
+	texts := []string{
+		0: "The migration failed on production and was rolled back.",
+		1: "Migrations run at start-up; a failed one stops the server.",
+		2: "Call fmt.Println to print a line.",
+		3: "Println and fmt appear here apart: fmt is a package.",
+		4: "The cat sat on the mat.",
+		5: "Cats sit on mats.",
+		6: "Resetting a password needs the old password.",
+	}
+	for _, c := range []struct {
+		q    string
+		want []int // as a set
+	}{
+		{"migration failed", []int{0, 1}},       // AND; 1 through the stems (migrations → migrat)
+		{"migration production", []int{0}},      // AND excludes 1
+		{"migration -production", []int{1}},     // negation
+		{`"migration failed"`, []int{0}},        // a phrase: adjacent, in order
+		{`"failed migration"`, []int{}},         // order matters
+		{"fmt.Println", []int{2}},               // a split word is a phrase
+		{"println fmt", []int{2, 3}},            // words anywhere
+		{"cat or password", []int{4, 5, 6}},     // OR; 5 through the stems
+		{"sat mat or resetting", []int{4, 6}},   // (sat AND mat) OR resetting
+		{"cats sitting", []int{5}},              // sitting → sit
+		{`"sat on the mat"`, []int{4}},          // a phrase through stop words
+		{`"cat sat the mat"`, []int{}},          // one stop word is one position: "on the" is two
+		{"the", []int{0, 1, 4, 6}},              // only the exact stream knows stop words
+		{"or", []int{}},                         // an operator without operands
+		{"-cat", []int{0, 1, 2, 3, 5, 6}},       // negation alone
+		{"!@#$%^&*()_+-=[]{}|;:,.<>?", []int{}}, // H68
+		{"' OR 1=1; DROP TABLE chunks; --", []int{}},
+		{"cat password", []int{4, 5, 6}}, // no chunk holds both: the words are OR-ed
+		{"cat password -mat", []int{6}},  // and negations still exclude
+		{`"unclosed phrase`, []int{}},
+		{`"rolled back`, []int{0}},
+	} {
+		got := kwHits(texts, c.q)
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: hits %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// TestKeywordExactOutranksStem: an exact hit counts in both streams, a
+// stemmed one in the English stream alone (weights 1 and 0.4).
+func TestKeywordExactOutranksStem(t *testing.T) {
+	got := kwHits([]string{"Cats sleep all day.", "The cat sleeps."}, "cat")
+	if !slices.Equal(got, []int{1, 0}) {
+		t.Fatalf("order %v, want the exact match first", got)
+	}
+}
+
+func TestParseKeyword(t *testing.T) {
+	show := func(q kwQuery) string {
+		var gs []string
+		for _, g := range q {
+			var ps []string
+			for _, p := range g {
+				s := strings.Join(p.terms, "<->")
+				if p.neg {
+					s = "!" + s
+				}
+				ps = append(ps, s)
+			}
+			gs = append(gs, strings.Join(ps, " & "))
+		}
+		return strings.Join(gs, " | ")
+	}
+	for _, c := range []struct{ q, exact, stemmed string }{
+		{"Running dogs", "running & dogs", "run & dog"},
+		{`"the quick fox" or -slow`, "the<->quick<->fox | !slow", "quick<->fox | !slow"},
+		{"a b or c d", "a & b | c & d", "b | c & d"},
+		{"or x or", "x", "x"},
+		{`-"sad cat"`, "!sad<->cat", "!sad<->cat"},
+		{"the a", "the & a", ""},
+	} {
+		kq := parseKeyword(c.q)
+		if got := show(kq.exact); got != c.exact {
+			t.Errorf("%q exact: %q, want %q", c.q, got, c.exact)
+		}
+		if got := show(kq.stemmed); got != c.stemmed {
+			t.Errorf("%q English: %q, want %q", c.q, got, c.stemmed)
+		}
+	}
+}
+
+// FuzzParseKeyword: any query parses; every phrase has terms, and the
+// exact stream's are folded tokens.
+func FuzzParseKeyword(f *testing.F) {
+	for _, s := range []string{"", `"a b" or -c`, `-"`, `"`, "or or", "-", "fmt.Println -x", "\"unclosed -\"x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		kq := parseKeyword(s)
+		for _, q := range []kwQuery{kq.exact, kq.stemmed} {
+			for _, g := range q {
+				if len(g) == 0 {
+					t.Fatalf("%q: an empty group", s)
+				}
+				for _, p := range g {
+					if len(p.terms) == 0 || p.terms[0] == "" || p.terms[len(p.terms)-1] == "" {
+						t.Fatalf("%q: phrase %q", s, p.terms)
+					}
+				}
+			}
+		}
+		for _, g := range kq.exact {
+			for _, p := range g {
+				for _, term := range p.terms {
+					var again []string
+					token.Scan(term, nil, func(_, _ int, b []byte) { again = append(again, string(b)) })
+					if len(again) != 1 || again[0] != term {
+						t.Fatalf("%q: term %q is not a folded token", s, term)
+					}
+				}
+			}
+		}
+		kwHits([]string{s, "a b c", "x"}, s) // must not panic
+	})
+}
