@@ -3,8 +3,6 @@ package knowledge
 import (
 	"sync"
 	"time"
-
-	"github.com/contextd/contextd/index/token"
 )
 
 // chunkIndex is the in-memory index search_knowledge reads: every
@@ -15,6 +13,7 @@ type chunkIndex struct {
 	mu    sync.RWMutex
 	docs  map[string]*docIndex // by document id
 	paths map[string]string    // container+"\x00"+path -> document id
+	vocab *vocab               // the chunks' term ids (terms.go)
 }
 
 // docIndex is one document in the index.
@@ -32,14 +31,14 @@ type docIndex struct {
 
 type indexedChunk struct {
 	Chunk
-	terms map[string]int // the exact stream's term counts
-	stems map[string]int // the English stream's (keyword.go)
-	n     int            // tokens
+	terms termCounts // the exact stream's term counts
+	stems termCounts // the English stream's (keyword.go)
+	n     int        // tokens
 	vec   []float32
 }
 
 func newChunkIndex() *chunkIndex {
-	return &chunkIndex{docs: map[string]*docIndex{}, paths: map[string]string{}}
+	return &chunkIndex{docs: map[string]*docIndex{}, paths: map[string]string{}, vocab: newVocab()}
 }
 
 func pathKey(container, p string) string { return container + "\x00" + p }
@@ -65,17 +64,11 @@ func (x *chunkIndex) put(id string, gen int, status string, chunks []Chunk, vecs
 	total := 0
 	var buf []byte
 	for i, c := range chunks {
-		terms := map[string]int{}
-		n := 0
-		buf = token.Scan(c.Text, buf, func(_, _ int, term []byte) {
-			terms[string(term)]++
-			n++
-		})
-		ic[i] = indexedChunk{Chunk: c, terms: terms, stems: englishStems(terms), n: n}
+		ic[i], buf = x.vocab.indexChunk(c, buf)
 		if i < len(vecs) {
 			ic[i].vec = vecs[i]
 		}
-		total += n
+		total += ic[i].n
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()

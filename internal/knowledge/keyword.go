@@ -40,6 +40,7 @@ import (
 // which any token fills (PostgreSQL's <N> distance).
 type kwPhrase struct {
 	terms []string
+	ids   []uint32 // the terms' vocabulary ids (resolve)
 	neg   bool
 }
 
@@ -170,6 +171,22 @@ func (q kwQuery) relaxed() kwQuery {
 	return out
 }
 
+// resolve looks q's terms up in v; it must run before matches.
+func (q kwQuery) resolve(v *vocab) {
+	for _, g := range q {
+		for k := range g {
+			p := &g[k]
+			p.ids = make([]uint32, len(p.terms))
+			for j, t := range p.terms {
+				p.ids[j] = noTerm
+				if t != "" {
+					p.ids[j] = v.lookup(t)
+				}
+			}
+		}
+	}
+}
+
 // positives are the distinct terms of q's non-negated phrases, the terms
 // a score counts.
 func (q kwQuery) positives() []string {
@@ -192,8 +209,8 @@ func (q kwQuery) positives() []string {
 }
 
 // matches reports whether a chunk with term counts m and text text
-// satisfies q; stemmed selects the English stream.
-func (q kwQuery) matches(m map[string]int, text string, stemmed bool, seq *chunkSeq) bool {
+// satisfies q (resolved); stemmed selects the English stream.
+func (q kwQuery) matches(m termCounts, text string, stemmed bool, seq *chunkSeq) bool {
 	for _, g := range q {
 		ok := true
 		for _, p := range g {
@@ -211,9 +228,9 @@ func (q kwQuery) matches(m map[string]int, text string, stemmed bool, seq *chunk
 
 // has reports whether the chunk holds the phrase: every term in m, and,
 // for more than one term, the sequence in the chunk's tokens.
-func (p kwPhrase) has(m map[string]int, text string, stemmed bool, seq *chunkSeq) bool {
-	for _, t := range p.terms {
-		if t != "" && m[t] == 0 {
+func (p kwPhrase) has(m termCounts, text string, stemmed bool, seq *chunkSeq) bool {
+	for j, t := range p.terms {
+		if t != "" && m.get(p.ids[j]) == 0 {
 			return false
 		}
 	}

@@ -5,31 +5,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/contextd/contextd/index/token"
 )
 
-// kwChunk indexes text as put does.
-func kwChunk(text string) *indexedChunk {
-	terms := map[string]int{}
-	n := 0
-	token.Scan(text, nil, func(_, _ int, term []byte) {
-		terms[string(term)]++
-		n++
-	})
-	return &indexedChunk{Chunk: Chunk{Text: text}, terms: terms, stems: englishStems(terms), n: n}
-}
-
-// kwHits runs the keyword leg of q over texts and returns the matching
-// texts' indexes, best first.
+// kwHits runs the keyword leg of q over texts, indexed as put indexes
+// chunks, and returns the matching texts' indexes, best first.
 func kwHits(texts []string, q string) []int {
+	v := newVocab()
 	cands := make([]candidate, len(texts))
 	total := 0
 	for i, s := range texts {
-		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: kwChunk(s)}
-		total += cands[i].c.n
+		ic, _ := v.indexChunk(Chunk{Text: s}, nil)
+		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: &ic}
+		total += ic.n
 	}
-	res := top(cands, keywordLeg(cands, parseKeyword(q), total), len(texts))
+	res := top(cands, keywordLeg(cands, parseKeyword(q), total, v), len(texts))
 	out := []int{}
 	for _, h := range res {
 		out = append(out, int(h.i))
@@ -153,4 +142,27 @@ func FuzzParseKeyword(f *testing.F) {
 			t.Fatalf("%q does not match itself (hits %v)", s, hits)
 		}
 	})
+}
+
+// TestTermCounts: packed counts answer like the map they came from, for
+// present, absent and unknown terms, and ids are shared across chunks.
+func TestTermCounts(t *testing.T) {
+	v := newVocab()
+	m := map[string]int{"pot": 1, "tea": 3, "kettle": 70000}
+	c := v.counts(m)
+	if !slices.IsSorted(c) {
+		t.Fatal("counts not sorted by id")
+	}
+	for term, n := range m {
+		if got := c.get(v.lookup(term)); got != n {
+			t.Errorf("%s: %d, want %d", term, got, n)
+		}
+	}
+	other := v.counts(map[string]int{"tea": 1, "cup": 2})
+	if other.get(v.lookup("tea")) != 1 || other.get(v.lookup("pot")) != 0 || c.get(v.lookup("cup")) != 0 {
+		t.Fatal("ids are not shared between chunks")
+	}
+	if v.lookup("absent") != noTerm || c.get(noTerm) != 0 || termCounts(nil).get(0) != 0 {
+		t.Fatal("an unknown term has a count")
+	}
 }

@@ -149,11 +149,13 @@ func TestTopOracle(t *testing.T) {
 // TestKeywordLegOracle compares BM25 scores with a direct evaluation of
 // the formula on a two-chunk corpus.
 func TestKeywordLegOracle(t *testing.T) {
-	mk := func(doc string, terms map[string]int, n int) candidate {
-		return candidate{doc: doc, c: &indexedChunk{terms: terms, stems: englishStems(terms), n: n}}
+	v := newVocab()
+	mk := func(doc, text string) candidate {
+		ic, _ := v.indexChunk(Chunk{Text: text}, nil)
+		return candidate{doc: doc, c: &ic}
 	}
-	cands := []candidate{mk("a", map[string]int{"tea": 2, "pot": 1}, 3), mk("b", map[string]int{"pot": 1}, 1)}
-	res := keywordLeg(cands, parseKeyword("tea"), 4)
+	cands := []candidate{mk("a", "tea tea pot"), mk("b", "pot")}
+	res := keywordLeg(cands, parseKeyword("tea"), 4, v)
 	if len(res) != 1 || res[0].i != 0 {
 		t.Fatalf("hits %v", res)
 	}

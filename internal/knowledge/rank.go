@@ -114,7 +114,7 @@ const stemWeight = 0.4
 // mapped r/(r+1) into [0, 1) as upstream maps it. A chunk that matches
 // only through negations (a query of -word alone) scores 0. When the
 // query matches no chunk, its relaxed form runs (keyword.go).
-func keywordLeg(cands []candidate, q keywordQuery, totalLen int) []scored {
+func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []scored {
 	if len(cands) == 0 || len(q.exact) == 0 && len(q.stemmed) == 0 {
 		return nil
 	}
@@ -124,37 +124,46 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int) []scored {
 		avg = 1
 	}
 	type stream struct {
-		terms []string
-		w     float64
-		tf    []int32 // len(cands) × len(terms)
-		idf   []float64
+		ids []uint32
+		w   float64
+		tf  []int32 // len(cands) × len(ids)
+		idf []float64
 	}
-	streams := [2]stream{{terms: q.exact.positives(), w: 1}, {terms: q.stemmed.positives(), w: stemWeight}}
-	// One pass per stream reads each chunk's counts into a dense table.
-	for k := range streams {
+	var streams [2]stream
+	for k, qq := range []kwQuery{q.exact, q.stemmed} {
 		st := &streams[k]
-		st.tf = make([]int32, len(cands)*len(st.terms))
-		df := make([]int, len(st.terms))
+		st.w = 1
+		if k == 1 {
+			st.w = stemWeight
+		}
+		for _, t := range qq.positives() {
+			st.ids = append(st.ids, v.lookup(t))
+		}
+		// One pass per stream reads each chunk's counts into a dense table.
+		st.tf = make([]int32, len(cands)*len(st.ids))
+		df := make([]int, len(st.ids))
 		for i := range cands {
 			m := cands[i].c.terms
 			if k == 1 {
 				m = cands[i].c.stems
 			}
-			for j, t := range st.terms {
-				if f := m[t]; f > 0 {
-					st.tf[i*len(st.terms)+j] = int32(f)
+			for j, id := range st.ids {
+				if f := m.get(id); f > 0 {
+					st.tf[i*len(st.ids)+j] = int32(f)
 					df[j]++
 				}
 			}
 		}
-		st.idf = make([]float64, len(st.terms))
-		for j := range st.terms {
+		st.idf = make([]float64, len(st.ids))
+		for j := range st.ids {
 			st.idf[j] = math.Log(1 + (n-float64(df[j])+0.5)/(float64(df[j])+0.5))
 		}
 	}
 	match := make([]bool, len(cands))
 	found := false
 	for _, qq := range []keywordQuery{q, {exact: q.exact.relaxed(), stemmed: q.stemmed.relaxed()}} {
+		qq.exact.resolve(v)
+		qq.stemmed.resolve(v)
 		for i := range cands {
 			c := cands[i].c
 			var seq chunkSeq
@@ -174,8 +183,8 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int) []scored {
 		var r float64
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(c.n)/avg)
 		for _, st := range streams {
-			for j := range st.terms {
-				if f := float64(st.tf[i*len(st.terms)+j]); f > 0 {
+			for j := range st.ids {
+				if f := float64(st.tf[i*len(st.ids)+j]); f > 0 {
 					r += st.w * st.idf[j] * f * (bm25K1 + 1) / (f + norm)
 				}
 			}

@@ -139,7 +139,7 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 		sem = semanticLeg(cands, qv, q.TopK)
 	}
 	if q.Mode != Semantic {
-		kw = keywordLeg(cands, parseKeyword(q.Text), totalLen)
+		kw = keywordLeg(cands, parseKeyword(q.Text), totalLen, s.idx.vocab)
 	}
 	s.idx.mu.RUnlock()
 	var fused []scored
