@@ -320,14 +320,3 @@ var englishStop = func() map[string]bool {
 	}
 	return m
 }()
-
-// englishStems counts the English stream of a chunk's tokens.
-func englishStems(terms map[string]int) map[string]int {
-	out := make(map[string]int, len(terms))
-	for t, n := range terms {
-		if !englishStop[t] {
-			out[stemEnglish(t)] += n
-		}
-	}
-	return out
-}

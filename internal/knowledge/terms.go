@@ -17,14 +17,45 @@ import (
 // a distinct term), a third of the one map the index held before.
 
 // vocab interns the terms and stems of every indexed chunk. Ids are
-// never reused or dropped: the vocabulary is bounded by the language,
-// not by the number of chunks.
+// never reused or dropped until the index is rebuilt at the next start:
+// the vocabulary grows with the distinct tokens uploaded since then
+// (about 60 bytes each), not with the number of chunks.
 type vocab struct {
 	mu  sync.RWMutex
 	ids map[string]uint32
+	// stems caches stemEnglish by term ("" for a stop word): Snowball
+	// costs about a microsecond a word, and a restart indexes every chunk
+	// again.
+	stems map[string]string
 }
 
-func newVocab() *vocab { return &vocab{ids: map[string]uint32{}} }
+func newVocab() *vocab { return &vocab{ids: map[string]uint32{}, stems: map[string]string{}} }
+
+// maxStemCache bounds vocab.stems.
+const maxStemCache = 1 << 18
+
+// englishStems counts the English stream of a chunk's term counts.
+func (v *vocab) englishStems(terms map[string]int) map[string]int {
+	out := make(map[string]int, len(terms))
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for t, n := range terms {
+		s, ok := v.stems[t]
+		if !ok {
+			if !englishStop[t] {
+				s = stemEnglish(t)
+			}
+			if len(v.stems) >= maxStemCache {
+				clear(v.stems) // identifiers and hashes must not grow it forever
+			}
+			v.stems[t] = s
+		}
+		if s != "" {
+			out[s] += n
+		}
+	}
+	return out
+}
 
 // noTerm is the id of a term no chunk holds.
 const noTerm = ^uint32(0)
@@ -80,5 +111,5 @@ func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
 		terms[string(term)]++
 		n++
 	})
-	return indexedChunk{Chunk: c, terms: v.counts(terms), stems: v.counts(englishStems(terms)), n: n}, buf
+	return indexedChunk{Chunk: c, terms: v.counts(terms), stems: v.counts(v.englishStems(terms)), n: n}, buf
 }
