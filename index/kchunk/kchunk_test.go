@@ -129,11 +129,37 @@ func check(t *testing.T, name, text string, cs []Chunk, max int) {
 	}
 }
 
-// unsplittable: a fenced code block, in a block quote too (the chunker
-// keeps goldmark's fenced blocks whole from their line's start:
-// ">   ~~~00" is one, FuzzSplit found), or one run with no separator.
+// unsplittable: a fenced code block, inside block quotes and list items
+// too (the chunker keeps goldmark's fenced blocks whole from their line's
+// start: ">   ~~~00" and "* ~~~ ~" are ones FuzzSplit found), or one run
+// with no separator.
 func unsplittable(body string) bool {
-	lead := strings.TrimLeft(body, " \t>")
+	lead := body
+	for {
+		next := strings.TrimLeft(lead, " \t>")
+		// A list marker: *, - or +, or up to nine digits and . or ),
+		// then a space or the end of the line.
+		m := 0
+		if next != "" && strings.ContainsRune("*-+", rune(next[0])) {
+			m = 1
+		} else {
+			for m < len(next) && m < 9 && next[m] >= '0' && next[m] <= '9' {
+				m++
+			}
+			if m > 0 && m < len(next) && (next[m] == '.' || next[m] == ')') {
+				m++
+			} else {
+				m = 0
+			}
+		}
+		if m > 0 && (m == len(next) || next[m] == ' ' || next[m] == '\t') {
+			next = next[m:]
+		}
+		if next == lead {
+			break
+		}
+		lead = next
+	}
 	return strings.HasPrefix(lead, "```") || strings.HasPrefix(lead, "~~~") || !strings.ContainsAny(body, " \n")
 }
 
