@@ -232,16 +232,7 @@ func retrofit(t *wordvec.Table, wn *wordnet, cfg retrofitCfg, sample []string) (
 	if err != nil {
 		return nil, err
 	}
-	var sv [][]float32
-	for _, s := range sample {
-		v := make([]float32, qt.Dim)
-		if qt.Mean(s, v) == 0 {
-			continue
-		}
-		wordvec.Normalize(v)
-		sv = append(sv, v)
-	}
-	nt.Mean0, nt.W = wordvec.Whiten(sv, nt.Dim, wordvec.WhiteningEps)
+	nt.Mean0, nt.W = wordvec.Whiten(qt.SampleMeans(sample), nt.Dim, wordvec.WhiteningEps)
 	if data, err = wordvec.Encode(nt, q); err != nil {
 		return nil, err
 	}

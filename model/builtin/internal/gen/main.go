@@ -97,7 +97,7 @@ func run(pkg string, top int, samplePath, outPath string) error {
 	}
 	sentences := strings.Split(strings.TrimSpace(string(sample)), "\n")
 	t.PC = principal(qt, sentences)
-	t.Mean0, t.W = wordvec.Whiten(sampleVectors(qt, sentences), t.Dim, wordvec.WhiteningEps)
+	t.Mean0, t.W = wordvec.Whiten(qt.SampleMeans(sentences), t.Dim, wordvec.WhiteningEps)
 	if data, err = wordvec.Encode(t, vecs); err != nil {
 		return err
 	}
@@ -287,19 +287,4 @@ func principal(t *wordvec.Table, sentences []string) []float32 {
 		}
 	}
 	return pc
-}
-
-// sampleVectors are the normalised SIF means of the sample's sentences,
-// what the embedder whitens.
-func sampleVectors(t *wordvec.Table, sentences []string) [][]float32 {
-	var out [][]float32
-	for _, s := range sentences {
-		v := make([]float32, t.Dim)
-		if t.Mean(s, v) == 0 {
-			continue
-		}
-		wordvec.Normalize(v)
-		out = append(out, v)
-	}
-	return out
 }

@@ -218,3 +218,18 @@ func Project(fit, rows [][]float32, width, dim int) [][]float32 {
 	}
 	return out
 }
+
+// SampleMeans are the normalised SIF means of sentences (those with a
+// known word), what the embedder whitens: the sample Whiten is fitted to.
+func (t *Table) SampleMeans(sentences []string) [][]float32 {
+	var out [][]float32
+	for _, s := range sentences {
+		v := make([]float32, t.Dim)
+		if t.Mean(s, v) == 0 {
+			continue
+		}
+		Normalize(v)
+		out = append(out, v)
+	}
+	return out
+}
