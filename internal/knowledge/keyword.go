@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/blevesearch/snowballstem"
@@ -144,33 +143,6 @@ func parseKeyword(q string) keywordQuery {
 	return kq
 }
 
-// relaxed is q with its AND-ed items OR-ed: a group per positive phrase,
-// each with every negation of q. A query whose strict form matches no
-// chunk runs relaxed (see keywordLeg).
-func (q kwQuery) relaxed() kwQuery {
-	var pos, neg []kwPhrase
-	seen := map[string]bool{}
-	for _, g := range q {
-		for _, p := range g {
-			key := fmt.Sprint(p.neg, p.terms)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			if p.neg {
-				neg = append(neg, p)
-			} else {
-				pos = append(pos, p)
-			}
-		}
-	}
-	out := make(kwQuery, 0, len(pos))
-	for _, p := range pos {
-		out = append(out, append([]kwPhrase{p}, neg...))
-	}
-	return out
-}
-
 // resolve looks q's terms up in v; it must run before matches.
 func (q kwQuery) resolve(v *vocab) {
 	for _, g := range q {
@@ -209,8 +181,31 @@ func (q kwQuery) positives() []string {
 }
 
 // matches reports whether a chunk with term counts m and text text
-// satisfies q (resolved); stemmed selects the English stream.
-func (q kwQuery) matches(m termCounts, text string, stemmed bool, seq *chunkSeq) bool {
+// satisfies q (resolved); stemmed selects the English stream. relaxed
+// OR-s q's items instead: any positive phrase of any group, and none of
+// the negations (the fallback of keywordLeg).
+func (q kwQuery) matches(m termCounts, text string, stemmed, relaxed bool, seq *chunkSeq) bool {
+	if relaxed {
+		hit := false
+		for _, g := range q {
+			for _, p := range g {
+				if !p.neg && !hit && p.has(m, text, stemmed, seq) {
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			return false
+		}
+		for _, g := range q {
+			for _, p := range g {
+				if p.neg && p.has(m, text, stemmed, seq) {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	for _, g := range q {
 		ok := true
 		for _, p := range g {

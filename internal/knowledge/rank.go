@@ -123,33 +123,38 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 	if avg == 0 {
 		avg = 1
 	}
+	// No table of counts per chunk and term: a 10,000-character query
+	// has thousands of terms, and a table of them for every chunk of a
+	// large container took gigabytes. Counts are read twice instead:
+	// once for the document frequencies, once to score the matches.
 	type stream struct {
-		ids []uint32
-		w   float64
-		tf  []int32 // len(cands) × len(ids)
-		idf []float64
+		ids     []uint32
+		w       float64
+		idf     []float64
+		stemmed bool
+	}
+	counts := func(c *indexedChunk, stemmed bool) termCounts {
+		if stemmed {
+			return c.stems
+		}
+		return c.terms
 	}
 	var streams [2]stream
 	for k, qq := range []kwQuery{q.exact, q.stemmed} {
 		st := &streams[k]
-		st.w = 1
-		if k == 1 {
+		st.w, st.stemmed = 1, k == 1
+		if st.stemmed {
 			st.w = stemWeight
 		}
+		qq.resolve(v)
 		for _, t := range qq.positives() {
 			st.ids = append(st.ids, v.lookup(t))
 		}
-		// One pass per stream reads each chunk's counts into a dense table.
-		st.tf = make([]int32, len(cands)*len(st.ids))
 		df := make([]int, len(st.ids))
 		for i := range cands {
-			m := cands[i].c.terms
-			if k == 1 {
-				m = cands[i].c.stems
-			}
+			m := counts(cands[i].c, st.stemmed)
 			for j, id := range st.ids {
-				if f := m.get(id); f > 0 {
-					st.tf[i*len(st.ids)+j] = int32(f)
+				if m.get(id) > 0 {
 					df[j]++
 				}
 			}
@@ -161,13 +166,11 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 	}
 	match := make([]bool, len(cands))
 	found := false
-	for _, qq := range []keywordQuery{q, {exact: q.exact.relaxed(), stemmed: q.stemmed.relaxed()}} {
-		qq.exact.resolve(v)
-		qq.stemmed.resolve(v)
+	for _, relaxed := range []bool{false, true} {
 		for i := range cands {
 			c := cands[i].c
 			var seq chunkSeq
-			match[i] = qq.exact.matches(c.terms, c.Text, false, &seq) || qq.stemmed.matches(c.stems, c.Text, true, &seq)
+			match[i] = q.exact.matches(c.terms, c.Text, false, relaxed, &seq) || q.stemmed.matches(c.stems, c.Text, true, relaxed, &seq)
 			found = found || match[i]
 		}
 		if found {
@@ -183,8 +186,9 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 		var r float64
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(c.n)/avg)
 		for _, st := range streams {
-			for j := range st.ids {
-				if f := float64(st.tf[i*len(st.ids)+j]); f > 0 {
+			m := counts(c, st.stemmed)
+			for j, id := range st.ids {
+				if f := float64(m.get(id)); f > 0 {
 					r += st.w * st.idf[j] * f * (bm25K1 + 1) / (f + norm)
 				}
 			}
