@@ -189,3 +189,11 @@ func BenchmarkScan(b *testing.B) {
 		buf = Scan(text, buf, func(int, int, []byte) { n++ })
 	}
 }
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{"running": "run", "migrations": "migrat", "brewed": "brew", "is": "is", "a": "a", "": ""} {
+		if got := Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,9 +3,6 @@ package knowledge
 import (
 	"strings"
 
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
-
 	"github.com/contextd/contextd/index/token"
 )
 
@@ -63,7 +60,7 @@ func parseKeyword(q string) keywordQuery {
 	for i := 0; i < len(q); {
 		c := q[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case isQuerySpace(c):
 			i++
 		case c == '"' || (c == '-' && i+1 < len(q) && q[i+1] == '"'):
 			neg := c == '-'
@@ -78,7 +75,7 @@ func parseKeyword(q string) keywordQuery {
 			i += end + 2
 		default:
 			j := i
-			for j < len(q) && q[j] != ' ' && q[j] != '\t' && q[j] != '\n' && q[j] != '\r' && q[j] != '"' {
+			for j < len(q) && !isQuerySpace(q[j]) && q[j] != '"' {
 				j++
 			}
 			w := q[i:j]
@@ -119,7 +116,7 @@ func parseKeyword(q string) keywordQuery {
 			stems := make([]string, len(toks))
 			for k, t := range toks {
 				if !englishStop[t] {
-					stems[k] = stemEnglish(t)
+					stems[k] = token.Stem(t)
 				}
 			}
 			// Leading and trailing stop words constrain nothing.
@@ -142,6 +139,9 @@ func parseKeyword(q string) keywordQuery {
 	}
 	return kq
 }
+
+// isQuerySpace reports whether c separates a query's items.
+func isQuerySpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // resolve looks q's terms up in v; it must run before matches.
 func (q kwQuery) resolve(v *vocab) {
@@ -271,7 +271,7 @@ func (s *chunkSeq) tokens(text string, stemmed bool) []string {
 				if englishStop[t] {
 					t = "\x00"
 				} else {
-					t = stemEnglish(t)
+					t = token.Stem(t)
 				}
 			}
 			out = append(out, t)
@@ -286,17 +286,6 @@ func (s *chunkSeq) tokens(text string, stemmed bool) []string {
 		return s.stemmed
 	}
 	return s.exact
-}
-
-// stemEnglish is PostgreSQL's english configuration's stemmer: Snowball
-// English (Porter2), as the built-in reranker and the index use.
-func stemEnglish(t string) string {
-	if len(t) < 3 {
-		return t
-	}
-	env := snowballstem.NewEnv(t)
-	english.Stem(env)
-	return env.Current()
 }
 
 // englishStop is PostgreSQL's English stop-word list

@@ -23,7 +23,7 @@ import (
 type vocab struct {
 	mu  sync.RWMutex
 	ids map[string]uint32
-	// stems caches stemEnglish by term ("" for a stop word): Snowball
+	// stems caches token.Stem by term ("" for a stop word): Snowball
 	// costs about a microsecond a word, and a restart indexes every chunk
 	// again.
 	stems map[string]string
@@ -43,7 +43,7 @@ func (v *vocab) englishStems(terms map[string]int) map[string]int {
 		s, ok := v.stems[t]
 		if !ok {
 			if !englishStop[t] {
-				s = stemEnglish(t)
+				s = token.Stem(t)
 			}
 			if len(v.stems) >= maxStemCache {
 				clear(v.stems) // identifiers and hashes must not grow it forever
@@ -57,7 +57,8 @@ func (v *vocab) englishStems(terms map[string]int) map[string]int {
 	return out
 }
 
-// noTerm is the id of a term no chunk holds.
+// noTerm is the id of a term no chunk holds (ids count up from 0, so no
+// vocabulary reaches it).
 const noTerm = ^uint32(0)
 
 // lookup returns term's id, or noTerm.
@@ -90,11 +91,12 @@ func (v *vocab) counts(m map[string]int) termCounts {
 // termCounts are a chunk's (term id << 32 | count) pairs, by id.
 type termCounts []uint64
 
-// get returns the count of term id (0 when absent).
+// get returns the count of term id (0 when absent). noTerm is searched
+// like any other id on purpose: the vocabulary holds the words of every
+// container, readable or not, and a short cut for unknown words would let
+// a long query's time over a large readable container tell which words
+// exist in documents the caller may not read.
 func (c termCounts) get(id uint32) int {
-	if id == noTerm {
-		return 0
-	}
 	i := sort.Search(len(c), func(i int) bool { return uint32(c[i]>>32) >= id })
 	if i < len(c) && uint32(c[i]>>32) == id {
 		return int(uint32(c[i]))

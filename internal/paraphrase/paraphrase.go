@@ -25,8 +25,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
+	"github.com/contextd/contextd/index/token"
 )
 
 // Pair is one query and the entry it should retrieve.
@@ -110,9 +109,7 @@ func ContentWords(s string) map[string]bool {
 		if stopWords[w] {
 			continue
 		}
-		env := snowballstem.NewEnv(w)
-		english.Stem(env)
-		out[env.Current()] = true
+		out[token.Stem(w)] = true
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/contextd/contextd/index/token"
 	"github.com/contextd/contextd/model"
 )
 
@@ -15,7 +16,7 @@ import (
 //
 // Terms. Query and passages are tokenized alike (Unicode letters and
 // digits, case-folded, then the Snowball English stemmer the full-text
-// index applies; see stem). Stop words are dropped from the query unless
+// index applies; see token.Stem). Stop words are dropped from the query unless
 // the query has nothing else; a repeated query term counts once.
 //
 // Weights. With Stats set, idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)) from
@@ -84,7 +85,7 @@ func queryTerms(query string) (map[string]int32, []string) {
 	buf := make([]byte, 0, 32)
 	tokenize(query, buf, func(tok []byte) {
 		w := word{surface: string(tok)}
-		w.stem = string(stem(tok))
+		w.stem = token.Stem(string(tok))
 		all = append(all, w)
 		if !queryStopwords[w.surface] {
 			kept = append(kept, w)
@@ -121,7 +122,7 @@ func (s *lexScanner) emit(tok []byte) {
 	}
 	st, ok := s.stems[string(tok)]
 	if !ok {
-		st = string(stem(append([]byte(nil), tok...)))
+		st = token.Stem(string(tok))
 		s.stems[string(tok)] = st
 	}
 	if s.lens&(1<<(len(st)&63)) == 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/contextd/contextd/index/token"
 )
 
 func TestStem(t *testing.T) {
@@ -34,7 +36,7 @@ func TestStem(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			for _, w := range tc.words {
 				var got string
-				tokenize(w, nil, func(tok []byte) { got = string(stem(tok)) })
+				tokenize(w, nil, func(tok []byte) { got = token.Stem(string(tok)) })
 				if got != tc.want {
 					t.Fatalf("stem(%q) = %q, want %q", w, got, tc.want)
 				}

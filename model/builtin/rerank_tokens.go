@@ -1,9 +1,6 @@
 package builtin
 
 import (
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
-
 	"github.com/contextd/contextd/index/token"
 )
 
@@ -14,12 +11,11 @@ import (
 // Tokens are the full-text index's (package index/token): the split and
 // folding of SQLite FTS5's unicode61 with remove_diacritics 2, so
 // fmt.Println is fmt and println, and résumé is resume, for the reranker as
-// for both search backends. A token is then passed through stem.
-
-// stem is the Snowball English (Porter2) stemmer, the one the in-process
-// full-text index applies, so that the reranker and the index conflate the
-// same words. The lexical scanner caches stems per call: Snowball costs
-// about a microsecond a word.
+// for both search backends. A token is then passed through token.Stem,
+// the Snowball English (Porter2) stemmer the in-process full-text index
+// applies, so that the reranker and the index conflate the same words.
+// The lexical scanner caches stems per call: Snowball costs about a
+// microsecond a word.
 //
 // Stems are index keys, not words: only their equality matters.
 
@@ -28,17 +24,6 @@ import (
 // passed to emit is only valid during the call.
 func tokenize(text string, buf []byte, emit func(tok []byte)) []byte {
 	return token.Scan(text, buf, func(_, _ int, term []byte) { emit(term) })
-}
-
-// stem applies the Snowball stemmer described above to the lower-cased token
-// b, in place, and returns the shortened slice.
-func stem(b []byte) []byte {
-	if len(b) < 3 {
-		return b
-	}
-	env := snowballstem.NewEnv(string(b))
-	english.Stem(env)
-	return append(b[:0], env.Current()...)
 }
 
 // queryStopwords are dropped from queries (never needed in passages: a passage
