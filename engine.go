@@ -11,6 +11,7 @@ import (
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/internal/write"
 	"github.com/contextd/contextd/persist"
@@ -91,6 +92,8 @@ type Config struct {
 	Hybrid HybridConfig
 	// Rerank configures reranking of the ranked searches.
 	Rerank RerankConfig
+	// Knowledge configures the knowledge containers and their ingestion.
+	Knowledge KnowledgeConfig
 
 	// Now and NewID are seams for tests; nil means the wall clock and
 	// monotonic UUIDv7 ids.
@@ -112,6 +115,7 @@ type Engine struct {
 	fts       *search.FullText
 	vec       *semantic
 	feed      *follow.Feed // the store's change log, followed by the in-process indexes
+	know      *knowledge.Service
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -172,6 +176,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = e.Close()
 		return nil, err
 	}
+	if err := e.openKnowledge(ctx); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
 	e.w = e.newWriter()
 	return e, nil
 }
@@ -208,8 +216,10 @@ const DefaultStorageBackend = "sqlite"
 
 // Close closes the store when the engine opened it.
 func (e *Engine) Close() error {
+	// The knowledge workers stop first: they write to the store.
+	kerr := e.closeKnowledge()
 	e.feed.Close() // no commit wakes an index from here on
-	err := errors.Join(e.closeSemantic(), e.closeFullText())
+	err := errors.Join(kerr, e.closeSemantic(), e.closeFullText())
 	if e.ownsSt {
 		return errors.Join(err, e.st.Close())
 	}

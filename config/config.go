@@ -33,7 +33,6 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist/postgres"
 	"github.com/contextd/contextd/server"
@@ -57,8 +56,6 @@ type Config struct {
 	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
 	// sync tools plan_context_sync and list_ingest_state unregistered.
 	ContextSync bool
-	// Knowledge configures the knowledge tools (KNOWLEDGE_*; see readKnowledge).
-	Knowledge knowledge.Options
 	// Planned holds the validated settings of the reference's features
 	// this build does not carry yet (see Planned).
 	Planned Planned

@@ -252,8 +252,8 @@ func TestKnowledgeSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := c.Knowledge
-	if len(k.Sources) != 1 || k.Sources[0].Name != "company-docs" || k.Workers != 2 || k.MaxUploadBytes != 5_000_000 || k.MinScore != 0.25 || k.Visibility != "public" {
+	k := c.Engine.Knowledge
+	if len(k.Sources) != 1 || k.Sources[0].Name != "company-docs" || k.Workers != 2 || k.MaxUploadBytes != 5_000_000 || k.MinScore != 0.25 || c.Engine.DefaultVisibility != "public" {
 		t.Fatalf("knowledge options %+v", k)
 	}
 	for _, bad := range []string{"Bad_Name=" + dir, "docs", "docs=/nonexistent/dir", "a1=" + dir + ",a1=" + dir} {

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd"
 )
 
 // readKnowledge reads the knowledge tools' settings:
@@ -14,11 +14,9 @@ import (
 // New containers take ACCESS_CONTROL_DEFAULT_VISIBILITY and need
 // ACCESS_CONTROL_PUBLISH_ROLE to be public, as any entry.
 func readKnowledge(r *envReader, c *Config) {
-	k := &c.Knowledge
-	k.Visibility = c.Engine.DefaultVisibility
-	k.PublishRole = c.Engine.PublishRole
+	k := &c.Engine.Knowledge
 	if v, ok := r.lookup("KNOWLEDGE_SOURCES"); ok {
-		src, err := knowledge.ParseSources(v)
+		src, err := contextd.ParseKnowledgeSources(v)
 		if err != nil {
 			r.fail("KNOWLEDGE_SOURCES", v, err.Error())
 		}

@@ -26,7 +26,6 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
-	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
 	knowledgetools "github.com/contextd/contextd/server/knowledge"
@@ -145,6 +144,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	}
 	// stdout carries only protocol bytes; diagnostics go to stderr.
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	cfg.Engine.Knowledge.Logger = cfg.Server.Logger
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
@@ -155,18 +155,8 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		return exitFail
 	}
 	defer eng.Close()
-	// The knowledge tools run beside the context tools on the same store;
-	// their workers stop (deferred first) before the engine closes.
-	kopt := cfg.Knowledge
-	kopt.Logger = cfg.Server.Logger
-	ksvc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), kopt)
-	if err != nil {
-		fmt.Fprintf(stderr, "contextd: knowledge: %v\n", err)
-		return exitFail
-	}
-	defer ksvc.Close()
 	if cfg.Server.Tools == nil {
-		cfg.Server.Tools = append(server.ContextTools(), knowledgetools.Tools(ksvc)...)
+		cfg.Server.Tools = append(server.ContextTools(), knowledgetools.Tools(eng.KnowledgeService())...)
 	}
 	srv, err := server.New(eng, cfg.Server)
 	if err != nil {

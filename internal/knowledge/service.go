@@ -14,6 +14,7 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
+	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
@@ -48,6 +49,11 @@ type Options struct {
 	Sources        []Source
 	SourceOwner    string
 	SourceDebounce time.Duration
+	// SnapshotPath, when set, is the file of the chunk index's snapshot
+	// (its keyword streams, vectors and change-log mark), so a restart
+	// resumes from it instead of chunking and embedding every document
+	// again; "" keeps the index in memory only.
+	SnapshotPath string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -59,6 +65,7 @@ const DefaultMaxUploadBytes = 30_000_000
 // ingestion workers and the chunk index search_knowledge reads.
 type Service struct {
 	st    persist.Store
+	feed  *follow.Feed
 	emb   model.Embedder
 	opt   Options
 	alpha float64
@@ -99,7 +106,7 @@ func (s *Service) indexed(ctx context.Context) error {
 // Ready document, queues every Pending or Processing one (work an earlier
 // process left unfinished) and starts the workers. emb may be nil: then
 // Semantic search has no vectors and Hybrid is keyword-only.
-func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options) (*Service, error) {
+func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Embedder, opt Options) (*Service, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = min(4, runtime.GOMAXPROCS(0))
 	}
@@ -115,7 +122,7 @@ func Open(ctx context.Context, st persist.Store, emb model.Embedder, opt Options
 	if opt.SourceOwner == "" {
 		opt.SourceOwner = DefaultSourceOwner
 	}
-	s := &Service{st: st, emb: emb, opt: opt, alpha: 0.5, ids: ids.NewGenerator(opt.Now), log: opt.Logger,
+	s := &Service{st: st, feed: feed, emb: emb, opt: opt, alpha: 0.5, ids: ids.NewGenerator(opt.Now), log: opt.Logger,
 		idx: newChunkIndex(), q: newQueue()}
 	if opt.Alpha != nil {
 		s.alpha = min(max(*opt.Alpha, 0), 1)

@@ -1,10 +1,9 @@
 package knowledge_test
 
 import (
+	"github.com/contextd/contextd"
 	"strings"
 	"testing"
-
-	"github.com/contextd/contextd/internal/knowledge"
 )
 
 func contains(t *testing.T, what, got string, want ...string) {
@@ -22,7 +21,7 @@ func contains(t *testing.T, what, got string, want ...string) {
 func TestContainerVisibilityPrivate(t *testing.T) { forStores(t, testContainerVisibilityPrivate) }
 
 func testContainerVisibilityPrivate(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, knowledge.Options{})
+	e := newEnvOn(t, nil, store, contextd.Config{})
 	e.call("alice", "container_create", map[string]any{"name": "docs"})
 	e.call("alice", "upload_file", map[string]any{"containerId": "docs", "fileName": "secret.txt", "textContent": "the launch code is swordfish"})
 	e.wait()
@@ -40,7 +39,7 @@ func testContainerVisibilityPrivate(t *testing.T, store string) {
 func TestContainerVisibilityPublic(t *testing.T) { forStores(t, testContainerVisibilityPublic) }
 
 func testContainerVisibilityPublic(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, knowledge.Options{Visibility: "public"})
+	e := newEnvOn(t, nil, store, contextd.Config{DefaultVisibility: "public"})
 	e.call("alice", "container_create", map[string]any{"name": "shared"})
 	up := e.call("alice", "upload_file", map[string]any{"containerId": "shared", "fileName": "a.txt", "textContent": "pelicans migrate"})
 	e.wait()
@@ -61,7 +60,7 @@ func TestPublishRoleGuardsPublicContainers(t *testing.T) {
 }
 
 func testPublishRoleGuardsPublicContainers(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, knowledge.Options{Visibility: "public", PublishRole: "publisher"})
+	e := newEnvOn(t, nil, store, contextd.Config{DefaultVisibility: "public", PublishRole: "publisher"})
 	contains(t, "create", e.call("alice", "container_create", map[string]any{"name": "pub"}),
 		"Error: Setting visibility 'public' requires the 'publisher' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have")
 	contains(t, "list", e.call("alice", "container_list", nil), "No containers found.")

@@ -3,11 +3,10 @@ package knowledge_test
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/contextd/contextd/internal/knowledge"
 )
 
 // TestParallelCreatesH07: ten parallel creates of one name make one
@@ -15,7 +14,7 @@ import (
 func TestParallelCreatesH07(t *testing.T) { forStores(t, testParallelCreates) }
 
 func testParallelCreates(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, knowledge.Options{})
+	e := newEnvOn(t, nil, store, contextd.Config{})
 	e.client("local")
 	var wg sync.WaitGroup
 	out := make([]string, 10)
@@ -50,7 +49,7 @@ func testParallelCreates(t *testing.T, store string) {
 func TestParallelUploadsSamePath(t *testing.T) { forStores(t, testParallelUploadsSamePath) }
 
 func testParallelUploadsSamePath(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, knowledge.Options{})
+	e := newEnvOn(t, nil, store, contextd.Config{})
 	if out := e.call("local", "container_create", map[string]any{"name": "cc"}); !strings.HasPrefix(out, "Container 'cc' created.") {
 		t.Fatal(out)
 	}

@@ -2,11 +2,11 @@ package knowledge_test
 
 import (
 	"context"
+	"github.com/contextd/contextd"
 	"regexp"
 	"testing"
 
 	"github.com/contextd/contextd/internal/kgolden"
-	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model/builtin"
 )
 
@@ -23,7 +23,7 @@ func testGoldenRelevanceHybrid(t *testing.T, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvOn(t, &builtin.Embedder{}, store, knowledge.Options{})
+	e := newEnvOn(t, &builtin.Embedder{}, store, contextd.Config{})
 	e.call("local", "container_create", map[string]any{"name": "golden"})
 	for _, d := range set.Documents {
 		out := e.call("local", "upload_file", map[string]any{"containerId": "golden", "fileName": d.Name, "textContent": d.Text})

@@ -35,7 +35,7 @@ type env struct {
 	svc     *knowledge.Service
 	dbPath  string
 	emb     model.Embedder
-	opts    knowledge.Options
+	opts    contextd.Config
 	clients map[string]*client.Client
 
 	// pgURL and pgSchema, when set, put the engine on PostgreSQL (a fresh
@@ -57,7 +57,7 @@ func forStores(t *testing.T, f func(t *testing.T, store string)) {
 }
 
 // newEnvOn is newEnv on the named store (forStores).
-func newEnvOn(t testing.TB, emb model.Embedder, store string, opts knowledge.Options) *env {
+func newEnvOn(t testing.TB, emb model.Embedder, store string, opts contextd.Config) *env {
 	t.Helper()
 	if emb == nil {
 		emb = hashembed.New(64)
@@ -75,14 +75,15 @@ func newEnv(t testing.TB, emb model.Embedder) *env {
 	if emb == nil {
 		emb = hashembed.New(64)
 	}
-	return newEnvOn(t, emb, "sqlite", knowledge.Options{})
+	return newEnvOn(t, emb, "sqlite", contextd.Config{})
 }
 
 // open (re)opens the engine and service on the env's database.
 func (e *env) open() {
 	e.t.Helper()
 	ctx := context.Background()
-	cfg := contextd.Config{DBPath: e.dbPath, Embedding: contextd.EmbeddingConfig{Embedder: e.emb}}
+	cfg := e.opts
+	cfg.DBPath, cfg.Embedding.Embedder = e.dbPath, e.emb
 	if e.pgURL != "" {
 		st, err := postgres.Open(ctx, postgres.Options{URL: e.pgURL, Schema: e.pgSchema, PoolMin: 1, PoolMax: 8})
 		if err != nil {
@@ -95,10 +96,7 @@ func (e *env) open() {
 	if err != nil {
 		e.t.Fatalf("open engine: %v", err)
 	}
-	svc, err := knowledge.Open(ctx, eng.Persist(), eng.Embedder(), e.opts)
-	if err != nil {
-		e.t.Fatalf("open knowledge: %v", err)
-	}
+	svc := eng.KnowledgeService()
 	e.eng, e.svc, e.clients = eng, svc, map[string]*client.Client{}
 	e.t.Cleanup(e.close)
 }
@@ -252,7 +250,7 @@ func runSessionScripts(t *testing.T, files []string, store string) {
 				t.Fatal(err)
 			}
 			secs := parseScript(data)
-			e := newEnvOn(t, nil, store, knowledge.Options{})
+			e := newEnvOn(t, nil, store, contextd.Config{})
 			vars := map[string]string{}
 			changed := false
 			for i := 0; i < len(secs); i++ {

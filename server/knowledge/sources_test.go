@@ -1,13 +1,13 @@
 package knowledge_test
 
 import (
+	"github.com/contextd/contextd"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model/hashembed"
 )
 
@@ -30,7 +30,7 @@ func TestSourcesMirrorReadOnly(t *testing.T) {
 	write("notes.txt", "Kestrels hover over fields.")
 	write("skip.exe", "binary")
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64),
-		opts: knowledge.Options{Sources: []knowledge.Source{{Name: "company-docs", Dir: dir}}, SourceDebounce: 50 * time.Millisecond}}
+		opts: contextd.Config{Knowledge: contextd.KnowledgeConfig{Sources: []contextd.KnowledgeSource{{Name: "company-docs", Dir: dir}}, SourceDebounce: 50 * time.Millisecond}}}
 	e.open()
 	eventually := func(what string, check func() bool) {
 		t.Helper()
