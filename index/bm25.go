@@ -10,7 +10,8 @@ package index
 //	idf(t)   = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
 //
 // with raw term frequency, one idf per term, a repeated query term counted
-// per occurrence (qtf), no coordination factor, k1 = 1.2 and b = 0.75; a
+// per occurrence (qtf), no coordination factor, k1 = 1.2 and b = 0.75
+// (the one formula, index/bm25, which knowledge search shares); a
 // prefix is one term over its expansions (units.go).
 // tf and the document length dl (1/norm^2, the analyzed term count) come
 // from the postings; df, the document count N and avgdl are counted over
@@ -20,18 +21,11 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
-)
-
-// BM25 parameters of the rescoring stage: the textbook (Robertson/Sparck
-// Jones) defaults, also Lucene's and Elasticsearch's.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
+	"github.com/contextd/contextd/index/bm25"
 )
 
 // rescoreDepth is how many of Bleve's best candidates the BM25 stage
@@ -67,7 +61,7 @@ func (st *collStats) termReader(ctx context.Context, term string, qtf int) (bind
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: %w", err)
 	}
-	idf := math.Log(1 + (float64(st.docs)-float64(df)+0.5)/(float64(df)+0.5))
+	idf := bm25.IDF(float64(df), float64(st.docs))
 	return tfr, idf * float64(qtf), nil
 }
 

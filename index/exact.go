@@ -41,6 +41,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/contextd/contextd/index/bm25"
 )
 
 // bm25Term is one term's textbook BM25 contribution to a document
@@ -52,7 +53,7 @@ func bm25Term(idf float64, freq uint64, norm, avgdl float64) float64 {
 	if norm > 0 {
 		dl = math.Round(1 / (norm * norm))
 	}
-	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+	return idf * bm25.TF(tf, dl, avgdl)
 }
 
 // exactHit is a kept candidate: its global document number, score and id.

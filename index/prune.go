@@ -3,12 +3,12 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/contextd/contextd/index/bm25"
 )
 
 // Candidate selection with term pruning. A disjunction of common words
@@ -219,8 +219,7 @@ func termBounds(ctx context.Context, st *collStats, terms, all []string) ([]term
 				qtf++
 			}
 		}
-		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		out[i] = termBound{term: t, df: df, bound: float64(max(qtf, 1)) * idf * (bm25K1 + 1)}
+		out[i] = termBound{term: t, df: df, bound: float64(max(qtf, 1)) * bm25.IDF(float64(df), float64(n)) * bm25.MaxTF}
 	}
 	return out, nil
 }

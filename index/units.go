@@ -18,7 +18,6 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/contextd/contextd/index/bm25"
 )
 
 // scoreUnit is one weighed term: an index term, or a prefix's expansions
@@ -167,7 +167,7 @@ func (s *collStats) unitReader(ctx context.Context, u scoreUnit) (*unitCursor, e
 		return nil, err
 	}
 	return &unitCursor{st: s, terms: u.terms, seg: nil,
-		idf: float64(u.qtf) * math.Log(1+(float64(s.docs)-float64(df)+0.5)/(float64(df)+0.5))}, nil
+		idf: float64(u.qtf) * bm25.IDF(float64(df), float64(s.docs))}, nil
 }
 
 // unitCursor walks one unit's postings along ascending documents, segment

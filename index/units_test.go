@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd/index/bm25"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -61,7 +62,7 @@ func bruteBM25(ix *Index, texts map[string]string, units [][]string, exact []boo
 			}
 			if tf > 0 {
 				dl := float64(len(ts))
-				out[id] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+				out[id] += idf * tf * (bm25.K1 + 1) / (tf + bm25.K1*(1-bm25.B+bm25.B*dl/avgdl))
 			}
 		}
 	}

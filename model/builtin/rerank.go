@@ -2,8 +2,8 @@ package builtin
 
 import (
 	"context"
-	"math"
 
+	"github.com/contextd/contextd/index/bm25"
 	"github.com/contextd/contextd/index/token"
 	"github.com/contextd/contextd/model"
 )
@@ -51,11 +51,9 @@ type DocFreqs interface {
 	DocFreqs(ctx context.Context, words []string) (df []int, docs int, err error)
 }
 
-const (
-	lexK1     = 1.2
-	lexB      = 0.75
-	lexWindow = 5 // proximity window, tokens
-)
+// lexWindow is the proximity window, in tokens. BM25's k1 and b are
+// index/bm25's, the one formula.
+const lexWindow = 5
 
 // hit is one occurrence of a query term in a passage.
 type hit struct {
@@ -189,8 +187,8 @@ func (l Lexical) Rerank(ctx context.Context, query string, passages []string) ([
 	bound := 0.0
 	for j := range idf {
 		d := float64(min(df[j], n))
-		idf[j] = math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
-		bound += (idf[j] + min(1, idf[j])) * (lexK1 + 1)
+		idf[j] = bm25.IDF(d, float64(n))
+		bound += (idf[j] + min(1, idf[j])) * bm25.MaxTF
 	}
 	avgdl := float64(total) / float64(len(passages))
 	tf := make([]float64, m)
@@ -215,15 +213,10 @@ func (l Lexical) Rerank(ctx context.Context, query string, passages []string) ([
 				}
 			}
 		}
-		k := lexK1 * (1 - lexB + lexB*float64(lens[i])/max(avgdl, 1))
+		dl, avg := float64(lens[i]), max(avgdl, 1)
 		score := 0.0
 		for j := range tf {
-			if tf[j] > 0 {
-				score += idf[j] * tf[j] * (lexK1 + 1) / (tf[j] + k)
-			}
-			if acc[j] > 0 {
-				score += min(1, idf[j]) * acc[j] * (lexK1 + 1) / (acc[j] + k)
-			}
+			score += idf[j]*bm25.TF(tf[j], dl, avg) + min(1, idf[j])*bm25.TF(acc[j], dl, avg)
 		}
 		scores[i] = model.ClampScore(score / bound)
 	}
