@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/contextd/contextd/index/bm25"
 )
 
 // TestNormalizePathD2 checks the path examples of requirements D2.
@@ -162,7 +164,7 @@ func TestKeywordLegOracle(t *testing.T) {
 	// tea is its own stem: the exact stream counts it at 1, the English
 	// stream at 0.4.
 	idf := math.Log(1 + (2-1+0.5)/(1+0.5))
-	r := (1 + stemWeight) * idf * 2 * (bm25K1 + 1) / (2 + bm25K1*(1-bm25B+bm25B*3/2.0))
+	r := (1 + stemWeight) * idf * 2 * (bm25.K1 + 1) / (2 + bm25.K1*(1-bm25.B+bm25.B*3/2.0))
 	if want := r / (r + 1); math.Abs(res[0].score-want) > 1e-12 {
 		t.Errorf("score %v, want %v", res[0].score, want)
 	}

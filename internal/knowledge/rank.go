@@ -3,6 +3,9 @@ package knowledge
 import (
 	"container/heap"
 	"math"
+
+	"github.com/contextd/contextd/index/bm25"
+	"github.com/contextd/contextd/internal/rank"
 )
 
 // scored is candidate i of a search with its score. Legs and fusion work
@@ -96,12 +99,6 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// BM25 parameters: the usual k1 and b.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
 // stemWeight is the English stream's weight against the exact stream's
 // 1: upstream's setweight B (0.4) against A (1.0).
 const stemWeight = 0.4
@@ -161,7 +158,7 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 		}
 		st.idf = make([]float64, len(st.ids))
 		for j := range st.ids {
-			st.idf[j] = math.Log(1 + (n-float64(df[j])+0.5)/(float64(df[j])+0.5))
+			st.idf[j] = bm25.IDF(float64(df[j]), n)
 		}
 	}
 	match := make([]bool, len(cands))
@@ -184,12 +181,11 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 		}
 		c := cands[i].c
 		var r float64
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(c.n)/avg)
 		for _, st := range streams {
 			m := counts(c, st.stemmed)
 			for j, id := range st.ids {
 				if f := float64(m.get(id)); f > 0 {
-					r += st.w * st.idf[j] * f * (bm25K1 + 1) / (f + norm)
+					r += st.w * st.idf[j] * bm25.TF(f, float64(c.n), avg)
 				}
 			}
 		}
@@ -198,42 +194,23 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 	return out
 }
 
-// fuse is the convex combination of requirements C2: each list min-max
-// normalised (a list whose scores are all equal, a single hit included,
-// normalises to 1), then alpha*semantic + (1-alpha)*keyword, a side
-// missing a chunk adding 0.
+// fuse is the convex combination of requirements C2 (rank.Convex): each
+// list min-max normalised (a list whose scores are all equal, a single
+// hit included, normalises to 1), then alpha*semantic + (1-alpha)*keyword,
+// a side missing a chunk adding 0.
 func fuse(sem, kw []scored, alpha float64) []scored {
-	// Positions in out by candidate index: a map here cost Hybrid more
-	// than both legs together at 10,000 chunks.
-	n := int32(0)
-	for _, l := range [][]scored{sem, kw} {
-		for _, h := range l {
-			n = max(n, h.i+1)
-		}
+	f := rank.Convex(alpha, toRank(sem), toRank(kw))
+	out := make([]scored, len(f))
+	for k, h := range f {
+		out[k] = scored{i: h.I, score: h.Score}
 	}
-	pos := make([]int32, n)
-	out := make([]scored, 0, len(sem)+len(kw))
-	add := func(list []scored, w float64) {
-		if len(list) == 0 {
-			return
-		}
-		lo, hi := list[0].score, list[0].score
-		for _, h := range list {
-			lo, hi = min(lo, h.score), max(hi, h.score)
-		}
-		for _, h := range list {
-			n := 1.0
-			if hi > lo {
-				n = (h.score - lo) / (hi - lo)
-			}
-			if pos[h.i] == 0 {
-				out = append(out, scored{i: h.i})
-				pos[h.i] = int32(len(out)) // 1-based: 0 is "not yet"
-			}
-			out[pos[h.i]-1].score += w * n
-		}
+	return out
+}
+
+func toRank(l []scored) []rank.Scored {
+	out := make([]rank.Scored, len(l))
+	for k, h := range l {
+		out[k] = rank.Scored{I: h.i, Score: h.score}
 	}
-	add(sem, alpha)
-	add(kw, 1-alpha)
 	return out
 }

@@ -41,16 +41,20 @@ const (
 // the odd half.
 func FuseConvex(alpha float64, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 	out, fs := gather(text, vec)
-	tlo, thi := legRange(len(text), func(i int) float64 { return text[i].Score })
-	vlo, vhi := legRange(len(vec), func(i int) float64 { return similarity(vec[i].Distance) })
+	pos := make(map[string]int32, len(out))
 	for i := range out {
-		c := &out[i]
-		if c.Text != nil {
-			c.RRF += (1 - alpha) * unit(c.Text.Score, tlo, thi)
-		}
-		if c.Vector != nil {
-			c.RRF += alpha * unit(similarity(c.Vector.Distance), vlo, vhi)
-		}
+		pos[out[i].ID] = int32(i)
+	}
+	tl := make([]Scored, len(text))
+	for i, h := range text {
+		tl[i] = Scored{I: pos[h.ID], Score: h.Score}
+	}
+	vl := make([]Scored, len(vec))
+	for i, h := range vec {
+		vl[i] = Scored{I: pos[h.ID], Score: similarity(h.Distance)}
+	}
+	for _, f := range Convex(alpha, vl, tl) {
+		out[f.I].RRF = f.Score
 	}
 	return best(out), fs
 }
@@ -59,25 +63,64 @@ func FuseConvex(alpha float64, text []TextHit, vec []VectorHit) ([]Candidate, Fu
 // distance d.
 func similarity(d float64) float64 { return 1 - d*d/2 }
 
-// legRange is the least and the greatest of n scores.
-func legRange(n int, score func(int) float64) (lo, hi float64) {
-	for i := range n {
-		s := score(i)
-		if i == 0 || s < lo {
-			lo = s
-		}
-		if i == 0 || s > hi {
-			hi = s
-		}
-	}
-	return lo, hi
+// Scored is a candidate of a fusion, by its index in the caller's list of
+// candidates, with a score.
+type Scored struct {
+	I     int32
+	Score float64
 }
 
-// unit maps x in [lo, hi] to [0, 1]; every score is 1 when they are all
-// equal (the only candidate of a leg counts fully).
-func unit(x, lo, hi float64) float64 {
-	if !(hi > lo) {
-		return 1
+// Convex is the min-max convex fusion of two legs, the one behind
+// [FuseConvex] and knowledge Hybrid search: each leg's scores are mapped
+// to [0, 1] by (s − min) / (max − min) over that leg (1 when they are all
+// equal, a single hit included), and a candidate scores
+//
+//	alpha · norm_sem + (1 − alpha) · norm_text
+//
+// where a leg that does not hold it adds 0 (its minimum's share); a
+// candidate listed twice in a leg counts its first score (both legs'
+// scores still set the range). The result holds every candidate of
+// either leg once, semantic ones first, in their order; the fused score
+// is in [0, 1] for alpha in [0, 1]. Indexes must be non-negative. It
+// uses dense arrays rather than maps: at 10,000 candidates a map cost
+// more than both knowledge legs together.
+func Convex(alpha float64, sem, text []Scored) []Scored {
+	n := int32(0)
+	for _, l := range [][]Scored{sem, text} {
+		for _, h := range l {
+			n = max(n, h.I+1)
+		}
 	}
-	return (x - lo) / (hi - lo)
+	// pos: 1-based positions in out by candidate index, 0 for none yet;
+	// done: the legs (bit 1 semantic, 2 text) that have counted it.
+	pos := make([]int32, n)
+	done := make([]uint8, n)
+	out := make([]Scored, 0, len(sem)+len(text))
+	add := func(list []Scored, w float64, leg uint8) {
+		if len(list) == 0 {
+			return
+		}
+		lo, hi := list[0].Score, list[0].Score
+		for _, h := range list {
+			lo, hi = min(lo, h.Score), max(hi, h.Score)
+		}
+		for _, h := range list {
+			if done[h.I]&leg != 0 {
+				continue
+			}
+			done[h.I] |= leg
+			u := 1.0
+			if hi > lo {
+				u = (h.Score - lo) / (hi - lo)
+			}
+			if pos[h.I] == 0 {
+				out = append(out, Scored{I: h.I})
+				pos[h.I] = int32(len(out))
+			}
+			out[pos[h.I]-1].Score += w * u
+		}
+	}
+	add(sem, alpha, 1)
+	add(text, 1-alpha, 2)
+	return out
 }

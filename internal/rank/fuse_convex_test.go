@@ -137,3 +137,24 @@ func BenchmarkFuse(b *testing.B) {
 		})
 	}
 }
+
+// TestConvex checks the index-based fusion by hand: min-max per leg, 0 for
+// a missing leg, a repeated candidate counted once per leg, semantic
+// candidates first.
+func TestConvex(t *testing.T) {
+	sem := []Scored{{I: 4, Score: 0.9}, {I: 1, Score: 0.5}, {I: 4, Score: 0.1}}
+	text := []Scored{{I: 1, Score: 8}, {I: 7, Score: 2}}
+	got := Convex(0.4, sem, text)
+	want := []Scored{{I: 4, Score: 0.4}, {I: 1, Score: 0.4*0.5 + 0.6}, {I: 7, Score: 0}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k := range want {
+		if got[k].I != want[k].I || math.Abs(got[k].Score-want[k].Score) > 1e-12 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	if got := Convex(0.5, []Scored{{I: 0, Score: -0.3}}, nil); got[0].Score != 0.5 {
+		t.Fatalf("a single semantic hit scores %v, want alpha", got[0].Score)
+	}
+}
