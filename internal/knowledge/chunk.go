@@ -3,11 +3,8 @@ package knowledge
 import (
 	"context"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/contextd/contextd/index/kchunk"
-	"github.com/contextd/contextd/persist"
 )
 
 // Chunk is one indexed piece of a document.
@@ -56,53 +53,4 @@ func (s *Service) split(ctx context.Context, r record, text string) ([]Chunk, er
 		out = append(out, Chunk{Text: p.Text, Start: p.Start, End: p.End, vec: p.Embedding})
 	}
 	return out, nil
-}
-
-// rebuild chunks and embeds the Ready documents again, on the workers'
-// count of goroutines: the chunk index lives in memory and is derived
-// from the documents' stored text.
-func (s *Service) rebuild(ctx context.Context, docs []persist.IndexDoc) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-		ferr error
-	)
-	for range s.opt.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next >= len(docs) || ferr != nil {
-					mu.Unlock()
-					return
-				}
-				d := &docs[next]
-				next++
-				mu.Unlock()
-				r, _ := decodeRecord(d.Metadata)
-				chunks, ok := chunksOf(d.Text, r.Spans)
-				var err error
-				if !ok || len(r.Spans) != r.Chunks {
-					chunks, err = s.split(ctx, r, d.Text)
-				}
-				var vecs [][]float32
-				if err == nil {
-					vecs, err = s.embed(ctx, chunks)
-				}
-				if err != nil {
-					mu.Lock()
-					ferr = err
-					mu.Unlock()
-					return
-				}
-				at, _ := time.Parse("2006-01-02T15:04:05.000Z", r.IndexedAt)
-				m, dims := r.Model, r.Dims
-				s.idx.put(d.ID, r.Generation, Ready, chunks, vecs, at, m, dims)
-			}
-		}()
-	}
-	wg.Wait()
-	return ferr
 }

@@ -64,10 +64,16 @@ func (s *Service) CheckFile(f File) error {
 
 // Upload stores f in container c as a Pending document and queues its
 // ingestion. A document already at the same path is replaced: it keeps
-// its id, its generation grows, its chunks leave the index at once and a
-// job still running for it is stale.
+// its id, its generation grows, it gets a new upload job (so a job still
+// running for the old content, in any process, is stale) and its chunks
+// leave the index with the commit.
 func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, f File) (*Uploaded, error) {
 	if err := s.CheckFile(f); err != nil {
+		return nil, err
+	}
+	// The index answers for documents uploaded before ids were derived
+	// from paths (legacyAt); it must hold every commit up to now.
+	if err := s.catchUp(ctx); err != nil {
 		return nil, err
 	}
 	p := NormalizePath(NormalizeFolderPath(f.Folder) + f.Name)
@@ -78,22 +84,35 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 	} else {
 		blob = base64.StdEncoding.EncodeToString(f.Data)
 	}
-	jobID := s.ids.Next()
+	jobID := FormatID(s.ids.Next())
 	rec := record{Kind: "document", Name: f.Name, Container: c.ID, Path: p, Size: int64(len(f.Data)),
-		Status: Pending, Job: FormatID(jobID), Strategy: ParseStrategy(f.Strategy), Blob: blob, Digest: f.digest}
+		Status: Pending, Job: jobID, Strategy: ParseStrategy(f.Strategy), Blob: blob, Digest: f.digest}
 	var out Uploaded
-	s.uploadMu.Lock()
-	defer s.uploadMu.Unlock()
 	err := s.st.Write(ctx, func(tx persist.Tx) error {
+		// Writes are serialized across processes, so what this
+		// transaction reads is every commit before it.
+		if st, found, err := tx.State(ctx, acc, c.ID); err != nil {
+			return fmt.Errorf("container access: %w", err)
+		} else if !found || !st.Readable {
+			return notFound(c.Name) // deleted since it was resolved
+		}
 		now := s.opt.Now().UTC()
-		if id, ok := s.idx.byPath(c.ID, p); ok {
+		for _, id := range s.pathIDs(c.ID, p) {
 			// Replacing needs write access to the document itself.
-			if st, found, err := tx.State(ctx, acc, id); err != nil {
+			st, found, err := tx.State(ctx, acc, id)
+			if err != nil {
 				return fmt.Errorf("document access: %w", err)
-			} else if found && !st.Writable {
+			}
+			if !found {
+				continue
+			}
+			if !st.Writable {
 				return cerrors.New(cerrors.ErrNotAuthorized, "File '%s' exists and is not writable by you.", p)
 			}
 			replaced, err := rewrite(ctx, tx, id, now, &text, func(r *record) (bool, error) {
+				if r.Kind != "document" || r.Container != c.ID || r.Path != p {
+					return false, nil
+				}
 				rec.Generation = r.Generation + 1
 				*r = rec
 				return true, nil
@@ -107,7 +126,7 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 			}
 		}
 		rec.Generation = 1
-		id := s.ids.Next()
+		id := docID(c.ID, p)
 		e, err := newEntry(id, docThreadPrefix+c.ID, acc.Principal, c.Visibility, text, rec, now)
 		if err != nil {
 			return err
@@ -121,11 +140,21 @@ func (s *Service) Upload(ctx context.Context, acc persist.Access, c *Container, 
 	if err != nil {
 		return nil, err
 	}
-	s.idx.register(out.DocumentID, c.ID, p, rec.Generation, rec.Size)
 	s.jobs.cancel(out.DocumentID, rec.Generation) // a job of the replaced content is stale
-	s.q.push(job{doc: out.DocumentID, gen: rec.Generation})
-	out.JobID, out.Path = FormatID(jobID), p
+	s.q.push(job{doc: out.DocumentID, gen: rec.Generation, id: jobID})
+	out.JobID, out.Path = jobID, p
 	return &out, nil
+}
+
+// pathIDs are the ids a document at path p of container c may have: the
+// one derived from both, and the id the index knows at that path for a
+// document uploaded before ids were derived.
+func (s *Service) pathIDs(container, p string) []string {
+	out := []string{docID(container, p)}
+	if id, ok := s.idx.byPath(container, p); ok && id != out[0] {
+		out = append(out, id)
+	}
+	return out
 }
 
 // Doc is a document as list_files and get_document show it.
@@ -222,16 +251,18 @@ func (s *Service) ListFiles(ctx context.Context, acc persist.Access, c *Containe
 // find returns the document of c that fileID names (an id, or a path
 // when byPath) if acc may read it.
 func (s *Service) find(ctx context.Context, acc persist.Access, c *Container, fileID string, byPath bool) (*Doc, bool, error) {
-	id, ok := ParseID(fileID)
-	if !ok {
-		if !byPath {
-			return nil, false, nil
+	ids := []string{}
+	if id, ok := ParseID(fileID); ok {
+		ids = append(ids, id)
+	} else if byPath {
+		if err := s.catchUp(ctx); err != nil {
+			return nil, false, err
 		}
-		if id, ok = s.idx.byPath(c.ID, NormalizePath(fileID)); !ok {
-			return nil, false, nil
-		}
+		ids = s.pathIDs(c.ID, NormalizePath(fileID))
+	} else {
+		return nil, false, nil
 	}
-	docs, err := s.docs(ctx, acc, c, persist.Filter{IDs: []string{id}})
+	docs, err := s.docs(ctx, acc, c, persist.Filter{IDs: ids})
 	if err != nil || len(docs) == 0 {
 		return nil, false, err
 	}
@@ -290,7 +321,6 @@ func (s *Service) DeleteFile(ctx context.Context, acc persist.Access, c *Contain
 	if err != nil {
 		return nil, err
 	}
-	s.idx.forget(d.ID)
 	s.jobs.cancel(d.ID, math.MaxInt)
 	return d, nil
 }

@@ -5,23 +5,34 @@ import (
 	"time"
 )
 
-// chunkIndex is the in-memory index search_knowledge reads: every
-// document's registration (container, path, generation, status) and the
-// chunks, term frequencies and vectors of the Ready ones. It is derived
-// from the store and rebuilt at Open.
+// chunkIndex is the in-memory index search_knowledge and container_stats
+// read: every knowledge document's state (container, path, upload job,
+// status, size) and the chunks, keyword streams and vectors of the Ready
+// ones. It is derived from the store: the follower (follow.go) applies
+// every committed change to it, from any process or replica, and it is
+// restored from its snapshot or rebuilt from SQL at Open. Nothing but
+// Apply and the start-up load writes it.
 type chunkIndex struct {
 	mu    sync.RWMutex
 	docs  map[string]*docIndex // by document id
 	paths map[string]string    // container+"\x00"+path -> document id
 	vocab *vocab               // the chunks' term ids (terms.go)
+	// wm is the change-log seq the index holds every change up to (set
+	// with each applied batch, under mu, so a snapshot taken under mu is
+	// exactly the state at wm). changed counts documents applied since
+	// the last snapshot.
+	wm      int64
+	changed int
 }
 
 // docIndex is one document in the index.
 type docIndex struct {
 	container, path string
 	gen             int
+	job             string // the upload's job id: a new upload has a new one
 	size            int64
 	status          string
+	hash            string // hashText of the entry text the chunks were built from
 	chunks          []indexedChunk
 	totalLen        int // sum of the chunks' token counts
 	indexedAt       time.Time
@@ -43,43 +54,62 @@ func newChunkIndex() *chunkIndex {
 
 func pathKey(container, p string) string { return container + "\x00" + p }
 
-// register records a document at generation gen, Pending: a re-upload
-// drops the previous chunks at once, so search never returns text the
-// document no longer has.
-func (x *chunkIndex) register(id, container, p string, gen int, size int64) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	d := x.docs[id]
-	if d != nil && d.gen > gen {
-		return
-	}
-	x.docs[id] = &docIndex{container: container, path: p, gen: gen, size: size, status: Pending}
-	x.paths[pathKey(container, p)] = id
-}
-
-// put stores the outcome of ingesting generation gen, unless a newer
-// upload has been registered since.
-func (x *chunkIndex) put(id string, gen int, status string, chunks []Chunk, vecs [][]float32, at time.Time, model string, dims int) {
-	ic := make([]indexedChunk, len(chunks))
-	total := 0
+// indexChunks computes the keyword streams of chunks, with their vectors
+// when vecs has one per chunk; total is the sum of their token counts.
+func (x *chunkIndex) indexChunks(chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
+	out = make([]indexedChunk, len(chunks))
 	var buf []byte
 	for i, c := range chunks {
-		ic[i], buf = x.vocab.indexChunk(c, buf)
-		if i < len(vecs) {
-			ic[i].vec = vecs[i]
+		out[i], buf = x.vocab.indexChunk(c, buf)
+		if len(vecs) == len(chunks) {
+			out[i].vec = vecs[i]
 		}
-		total += ic[i].n
+		total += out[i].n
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	d := x.docs[id]
-	if d == nil || d.gen != gen {
-		return
-	}
-	d.status, d.chunks, d.totalLen, d.indexedAt, d.model, d.dims = status, ic, total, at, model, dims
+	return out, total
 }
 
-// forget removes a deleted document.
+// get returns a copy of document id's state without its chunks.
+func (x *chunkIndex) get(id string) (docIndex, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	d := x.docs[id]
+	if d == nil {
+		return docIndex{}, false
+	}
+	c := *d
+	c.chunks = nil
+	return c, true
+}
+
+// keepChunks reports whether id's indexed chunks were built from the
+// text with hash for upload job, so a change that left both alone (a
+// grant, a status the chunks do not depend on) need not rebuild them.
+func (x *chunkIndex) keepChunks(id, job, hash string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	d := x.docs[id]
+	return d != nil && d.status == Ready && d.job == job && d.hash == hash
+}
+
+// put replaces document id's state. With keep, d's chunks are the ones
+// already indexed (see keepChunks).
+func (x *chunkIndex) put(id string, d *docIndex, keep bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	old := x.docs[id]
+	if keep && old != nil {
+		d.chunks, d.totalLen = old.chunks, old.totalLen
+	}
+	if old != nil && x.paths[pathKey(old.container, old.path)] == id {
+		delete(x.paths, pathKey(old.container, old.path))
+	}
+	x.docs[id] = d
+	x.paths[pathKey(d.container, d.path)] = id
+	x.changed++
+}
+
+// forget removes document id, if indexed.
 func (x *chunkIndex) forget(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -88,7 +118,22 @@ func (x *chunkIndex) forget(id string) {
 			delete(x.paths, pathKey(d.container, d.path))
 		}
 		delete(x.docs, id)
+		x.changed++
 	}
+}
+
+// has reports whether id is an indexed document.
+func (x *chunkIndex) has(id string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.docs[id] != nil
+}
+
+// setWatermark records that the index holds every change up to seq.
+func (x *chunkIndex) setWatermark(seq int64) {
+	x.mu.Lock()
+	x.wm = seq
+	x.mu.Unlock()
 }
 
 func (x *chunkIndex) byPath(container, p string) (string, bool) {
@@ -109,4 +154,18 @@ func (x *chunkIndex) docCount(container string) int {
 		}
 	}
 	return n
+}
+
+// unfinished lists the documents still Pending or Processing, with their
+// upload's job: work a process (perhaps killed) left undone.
+func (x *chunkIndex) unfinished() []job {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []job
+	for id, d := range x.docs {
+		if d.status == Pending || d.status == Processing {
+			out = append(out, job{doc: id, gen: d.gen, id: d.job})
+		}
+	}
+	return out
 }

@@ -14,11 +14,13 @@ import (
 	"github.com/contextd/contextd/persist"
 )
 
-// job is one queued ingestion: the document and the generation it was
-// queued for.
+// job is one queued ingestion: the document, and the generation and
+// upload job id it was queued for (a newer upload of the document has
+// another job id, whichever process made it).
 type job struct {
 	doc string
 	gen int
+	id  string
 }
 
 // queue is the unbounded FIFO of ingestion jobs. Unbounded because every
@@ -157,8 +159,8 @@ func (s *Service) work(ctx context.Context) {
 const errNoContent = "No extractable content"
 
 // ingest runs one job: Processing, parse, chunk, embed, then Ready (or
-// Failed with the reason) unless a newer upload made the job stale or the
-// document was deleted meanwhile.
+// Failed with the reason) unless a newer upload made the job stale, the
+// document was deleted meanwhile, or another process finished it first.
 func (s *Service) ingest(ctx context.Context, j job) error {
 	docs, err := s.st.IndexDocs(ctx, []string{j.doc})
 	if err != nil {
@@ -169,10 +171,12 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 	}
 	e := &docs[0].Entry
 	rec, ok := decodeRecord(e.Metadata)
-	if !ok || rec.Generation != j.gen {
-		return nil // stale: a newer upload has its own job
+	if !ok || rec.Job != j.id || rec.Status == Ready || rec.Status == Failed {
+		return nil // stale (a newer upload has its own job) or done
 	}
-	current := func(r *record) bool { return r.Kind == "document" && r.Generation == j.gen }
+	current := func(r *record) bool {
+		return r.Kind == "document" && r.Job == j.id && r.Status != Ready && r.Status != Failed
+	}
 	err = s.st.Write(ctx, func(tx persist.Tx) error {
 		_, err := rewrite(ctx, tx, j.doc, s.opt.Now().UTC(), nil, func(r *record) (bool, error) {
 			if !current(r) {
@@ -205,6 +209,11 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 		newText = &text
 	}
 	now := s.opt.Now().UTC()
+	if failure == "" {
+		// The follower indexes the commit below; it takes these instead
+		// of chunking and embedding the text again.
+		s.built.put(j.doc, built{job: j.id, hash: hashText(text), chunks: chunks, vecs: vecs})
+	}
 	applied := false
 	err = s.st.Write(ctx, func(tx persist.Tx) error {
 		ok, err := rewrite(ctx, tx, j.doc, now, newText, func(r *record) (bool, error) {
@@ -218,7 +227,8 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 			}
 			r.Status, r.Error, r.Chunks = Ready, "", len(chunks)
 			r.Spans = spansOf(text, chunks)
-			r.IndexedAt = now.Format("2006-01-02T15:04:05.000Z")
+			r.Hash = hashText(text)
+			r.IndexedAt = now.Format(indexedAtLayout)
 			if s.emb != nil {
 				r.Model, r.Dims = s.emb.Model(), s.emb.Dim()
 			}
@@ -227,15 +237,14 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 		applied = ok
 		return err
 	})
-	if err != nil {
-		return err
+	if err != nil || !applied {
+		s.built.drop(j.doc)
 	}
-	if applied {
-		m, dims := s.model()
-		s.idx.put(j.doc, j.gen, statusOf(failure), chunks, vecs, now, m, dims)
-	}
-	return nil
+	return err
 }
+
+// indexedAtLayout is how record.IndexedAt is written.
+const indexedAtLayout = "2006-01-02T15:04:05.000Z"
 
 func statusOf(failure string) string {
 	if failure != "" {
@@ -349,44 +358,6 @@ func (s *Service) embed(ctx context.Context, chunks []Chunk) ([][]float32, error
 		out = append(out, v...)
 	}
 	return out, nil
-}
-
-// recover registers every knowledge document of the store and queues
-// again every Pending or Processing one (left by an earlier process,
-// perhaps killed); it returns the Ready ones, whose chunks rebuild
-// puts back into the index.
-func (s *Service) recover(ctx context.Context) ([]persist.IndexDoc, error) {
-	var ready []persist.IndexDoc
-	after := ""
-	for {
-		page, err := s.st.ScanIndexDocs(ctx, after, 1000)
-		if err != nil {
-			return nil, fmt.Errorf("scan knowledge documents: %w", err)
-		}
-		if len(page) == 0 {
-			break
-		}
-		after = page[len(page)-1].ID
-		for _, d := range page {
-			if !strings.HasPrefix(d.ThreadID, docThreadPrefix) {
-				continue
-			}
-			r, ok := decodeRecord(d.Metadata)
-			if !ok || r.Kind != "document" {
-				continue
-			}
-			s.idx.register(d.ID, r.Container, r.Path, r.Generation, r.Size)
-			switch r.Status {
-			case Ready:
-				ready = append(ready, d)
-			case Failed:
-				s.idx.put(d.ID, r.Generation, Failed, nil, nil, d.UpdatedAt, "", 0)
-			default:
-				s.q.push(job{doc: d.ID, gen: r.Generation})
-			}
-		}
-	}
-	return ready, nil
 }
 
 // running maps a document to its job in flight: the generation it

@@ -67,6 +67,11 @@ type record struct {
 	// token counting was 75% of a restart's rebuild: 5.0 s for 10,000
 	// chunks before, see BenchmarkRestartRebuild).
 	Spans []span `json:"spans,omitempty"`
+	// Hash is hashText of the text a Ready document's chunks were made
+	// from: an entry whose text no longer has it was edited through the
+	// context tools (update_context), and the index chunks, embeds and
+	// sizes the new text instead.
+	Hash string `json:"hash,omitempty"`
 }
 
 // span is one stored chunk: text[S:E], prefixed by H and a blank line

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -100,7 +101,7 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	if strings.TrimSpace(q.Text) == "" {
 		return &Result{Elapsed: time.Since(start)}, nil
 	}
-	if err := s.indexed(ctx); err != nil {
+	if err := s.catchUp(ctx); err != nil {
 		return nil, err
 	}
 	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
@@ -149,7 +150,17 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	case Keyword:
 		fused = kw
 	default:
-		fused = fuse(sem, kw, s.alpha)
+		if os.Getenv("KEXP_CUT") != "" {
+			kw = top(cands, kw, q.TopK)
+		}
+		cov := lexicalCoverage(cands, kw, parseKeyword(q.Text), s.idx.vocab)
+		relaxed := false
+		if pk := parseKeyword(q.Text); len(kw) > 0 {
+			var seq chunkSeq
+			c := cands[kw[0].i].c
+			relaxed = !(pk.exact.matches(c.terms, c.Text, false, false, &seq) || pk.stemmed.matches(c.stems, c.Text, true, false, &seq))
+		}
+		fused = fuse(sem, kw, expAlpha(cov, relaxed, s.alpha))
 	}
 	kept := fused[:0]
 	for _, h := range fused {
@@ -212,7 +223,7 @@ type Stats struct {
 
 // Stats computes c's statistics as acc sees them.
 func (s *Service) Stats(ctx context.Context, acc persist.Access, c *Container) (*Stats, error) {
-	if err := s.indexed(ctx); err != nil {
+	if err := s.catchUp(ctx); err != nil {
 		return nil, err
 	}
 	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})

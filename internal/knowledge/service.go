@@ -72,29 +72,29 @@ type Service struct {
 	ids   *ids.Generator
 	log   *slog.Logger
 	idx   *chunkIndex
+	fol   *follow.Follower // applies the change log to idx
+	built builtCache       // this process's ingestion results, until applied
 	q     *queue
 	jobs  running
 	// createMu serializes the duplicate check and insert of a container
 	// name (H07: ten parallel creates, one success).
 	createMu sync.Mutex
-	// uploadMu makes an upload's path lookup, write and index
-	// registration one step: five parallel uploads to one new path make
-	// one document, the last writer's.
-	uploadMu sync.Mutex
 	wg       sync.WaitGroup
 	stop     context.CancelFunc
-	// ready closes when the chunk index holds every Ready document;
-	// rebuildErr is set before it closes if the rebuild failed.
-	ready      chan struct{}
-	rebuildErr error
+	// ready closes when the chunk index is loaded or rebuilt and follows
+	// the change log; startErr is set before it closes if that failed.
+	ready    chan struct{}
+	startErr error
+	saveMu   sync.Mutex // one snapshot write at a time
+	lastSave time.Time
 }
 
-// indexed waits until the chunk index is rebuilt.
+// indexed waits until the chunk index is loaded and following.
 func (s *Service) indexed(ctx context.Context) error {
 	select {
 	case <-s.ready:
-		if s.rebuildErr != nil {
-			return fmt.Errorf("knowledge index: %w", s.rebuildErr)
+		if s.startErr != nil {
+			return fmt.Errorf("knowledge index: %w", s.startErr)
 		}
 		return nil
 	case <-ctx.Done():
@@ -102,10 +102,13 @@ func (s *Service) indexed(ctx context.Context) error {
 	}
 }
 
-// Open starts a Service over st: it rebuilds the chunk index of every
-// Ready document, queues every Pending or Processing one (work an earlier
-// process left unfinished) and starts the workers. emb may be nil: then
-// Semantic search has no vectors and Hybrid is keyword-only.
+// Open starts a Service over st, whose change log feed carries: the
+// chunk index is restored from its snapshot (Options.SnapshotPath) or
+// rebuilt from every document of the store, in the background (reads
+// wait for it, the server answers at once), then follows the log; every
+// document still Pending or Processing (work an earlier process left
+// unfinished, perhaps killed) is queued again; the workers start. emb may
+// be nil: then Semantic search has no vectors and Hybrid is keyword-only.
 func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Embedder, opt Options) (*Service, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = min(4, runtime.GOMAXPROCS(0))
@@ -123,39 +126,40 @@ func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Em
 		opt.SourceOwner = DefaultSourceOwner
 	}
 	s := &Service{st: st, feed: feed, emb: emb, opt: opt, alpha: 0.5, ids: ids.NewGenerator(opt.Now), log: opt.Logger,
-		idx: newChunkIndex(), q: newQueue()}
+		idx: newChunkIndex(), q: newQueue(), lastSave: time.Now()}
 	if opt.Alpha != nil {
 		s.alpha = min(max(*opt.Alpha, 0), 1)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	ready, err := s.recover(ctx)
-	if err != nil {
-		return nil, err
-	}
+	s.fol = feed.Follow("knowledge index", target{s})
 	sources, err := s.ensureSources(ctx)
 	if err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
-	// The Ready documents' chunks are rebuilt in the background, so the
-	// server answers at once; search and statistics wait for it (every
-	// document is registered already, so uploads, listings and deletes
-	// need not).
 	s.ready = make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(s.ready)
 		start := time.Now()
-		if err := s.rebuild(wctx, ready); err != nil && wctx.Err() == nil {
-			s.rebuildErr = err
-			s.log.Error("knowledge index rebuild failed", "error", err)
+		how, err := s.start(wctx)
+		if err != nil {
+			if wctx.Err() == nil {
+				s.startErr = err
+				s.log.Error("knowledge index start failed", "error", err)
+			} else {
+				s.startErr = wctx.Err()
+			}
 			return
 		}
-		s.log.Info("knowledge index rebuilt", "documents", len(ready), "elapsed", time.Since(start))
+		s.idx.mu.RLock()
+		n := len(s.idx.docs)
+		s.idx.mu.RUnlock()
+		s.log.Info("knowledge index ready", "how", how, "documents", n, "elapsed", time.Since(start))
 	}()
 	for range opt.Workers {
 		s.wg.Add(1)
@@ -174,16 +178,59 @@ func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Em
 	return s, nil
 }
 
-// Close stops the workers; a job in flight is abandoned and resumes at the
-// next Open (its document is still Pending or Processing).
-func (s *Service) Close() error {
-	if s.stop != nil {
-		s.stop()
-		s.q.close()
-		s.wg.Wait()
-		s.stop = nil
+// start loads or rebuilds the chunk index, starts following the change
+// log and queues the unfinished documents; how says which start it was.
+func (s *Service) start(ctx context.Context) (how string, err error) {
+	how = "rebuilt from the store: no snapshot configured"
+	loaded := false
+	if s.opt.SnapshotPath != "" {
+		why, err := s.load(ctx)
+		if err != nil {
+			return "", err
+		}
+		if loaded = why == ""; loaded {
+			how = "snapshot"
+		} else {
+			how = "rebuilt from the store: " + why
+			s.idx = newChunkIndex() // nothing half-loaded stays
+		}
 	}
-	return nil
+	if loaded {
+		s.fol.Resume(s.idx.wm)
+	} else if err := s.fol.Rebuild(ctx, s.rebuild); err != nil {
+		return "", err
+	}
+	if err := s.fol.Start(ctx); err != nil {
+		return "", err
+	}
+	for _, j := range s.idx.unfinished() {
+		s.q.push(j)
+	}
+	return how, nil
+}
+
+// Close stops the workers and the follower, then writes the chunk
+// index's snapshot; a job in flight is abandoned and resumes at the next
+// Open (its document is still Pending or Processing).
+func (s *Service) Close() error {
+	if s.stop == nil {
+		return nil
+	}
+	s.stop()
+	s.q.close()
+	s.wg.Wait()
+	s.stop = nil
+	s.fol.Stop()
+	if s.opt.SnapshotPath == "" || s.startErr != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Exact up to the last commit, so the next start replays nothing.
+	if err := s.fol.CatchUp(ctx); err != nil {
+		return err
+	}
+	return s.save(ctx)
 }
 
 // Container is one container as a principal sees it.
@@ -369,12 +416,14 @@ func (s *Service) DeleteContainer(ctx context.Context, acc persist.Access, input
 	if err != nil {
 		return err
 	}
+	if err := s.catchUp(ctx); err != nil {
+		return err
+	}
 	return s.st.Write(ctx, func(tx persist.Tx) error {
-		n, err := s.countAll(ctx, c.ID)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
+		// The count is the index's, caught up just before; an upload
+		// another process commits in between is refused by Upload's own
+		// check that its container still exists.
+		if n := s.idx.docCount(c.ID); n > 0 {
 			return cerrors.New(cerrors.ErrConflict, "Container '%s' is not empty. Delete all files first.", input)
 		}
 		if _, err := tx.Delete(ctx, []string{c.ID}); err != nil {
@@ -382,9 +431,4 @@ func (s *Service) DeleteContainer(ctx context.Context, acc persist.Access, input
 		}
 		return nil
 	})
-}
-
-// countAll counts every document of container id, whoever may read it.
-func (s *Service) countAll(ctx context.Context, id string) (int, error) {
-	return s.idx.docCount(id), nil
 }

@@ -190,7 +190,6 @@ func (s *Service) deleteDoc(ctx context.Context, id string) error {
 		return nil
 	})
 	if err == nil {
-		s.idx.forget(id)
 		s.jobs.cancel(id, math.MaxInt)
 	}
 	return err

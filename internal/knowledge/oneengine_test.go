@@ -1,0 +1,311 @@
+package knowledge_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/model/hashembed"
+	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
+	_ "github.com/contextd/contextd/persist/sqlite"
+)
+
+// replicas opens n engines on one database: SQLite files shared the way
+// two server processes share ~/.mcp/context_storage.db (each engine has
+// its own connections, indexes and knowledge workers, and no commit hook
+// of one reaches another), or PostgreSQL replicas on one schema (woken by
+// the store's notifications). Each engine's index snapshots live in a
+// folder of its own, as each process's would beside its own copy.
+func replicas(t *testing.T, store string, n int) []*contextd.Engine {
+	t.Helper()
+	dir := t.TempDir()
+	var url, schema string
+	if store == "postgresql" {
+		url, schema = pgtest.Schema(t)
+	}
+	out := make([]*contextd.Engine, n)
+	for i := range out {
+		cfg := contextd.Config{DBPath: filepath.Join(dir, "k.db"), IndexPath: filepath.Join(dir, fmt.Sprintf("r%d", i)),
+			Embedding: contextd.EmbeddingConfig{Embedder: hashembed.New(64)}}
+		if url != "" {
+			st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 8})
+			if err != nil {
+				t.Fatalf("open postgresql store: %v", err)
+			}
+			t.Cleanup(func() { _ = st.Close() })
+			cfg.Store = st
+		}
+		eng, err := contextd.Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("open engine %d: %v", i, err)
+		}
+		t.Cleanup(func() { _ = eng.Close() })
+		out[i] = eng
+	}
+	return out
+}
+
+func stores(t *testing.T, f func(t *testing.T, store string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, "sqlite") })
+	t.Run("postgresql", func(t *testing.T) {
+		if os.Getenv("CONTEXTD_TEST_POSTGRES_URL") == "" {
+			t.Skip("CONTEXTD_TEST_POSTGRES_URL is not set (scripts/test.sh starts a cluster)")
+		}
+		f(t, "postgresql")
+	})
+}
+
+// modelDoc is what the test expects of one document.
+type modelDoc struct {
+	id, text, marker string
+	size             int64
+}
+
+// TestReplicasSeeEveryKnowledgeWrite runs random sequences of uploads,
+// re-uploads, file deletes, container deletes and update_context edits
+// of knowledge entries, each through a random one of two engines on one
+// database, and after each checks that both engines' search_knowledge,
+// list_files, get_document and container_stats answer the same committed
+// state, the test's model of it, within a second.
+func TestReplicasSeeEveryKnowledgeWrite(t *testing.T) {
+	stores(t, func(t *testing.T, store string) {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { runReplicaSequence(t, store, seed, 30) })
+		}
+	})
+}
+
+func runReplicaSequence(t *testing.T, store string, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	engs := replicas(t, store, 2)
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"})
+	acc := persist.Access{Principal: "alice"}
+	svc := func(i int) *knowledge.Service { return engs[i].KnowledgeService() }
+	word := func() string {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		return "mk" + string(b)
+	}
+	paths := []string{"/a.md", "/b.txt", "/docs/c.md", "/docs/deep/d.txt"}
+	// containers: name -> path -> doc; dead markers must find nothing.
+	model := map[string]map[string]*modelDoc{}
+	var dead []string
+	next := 0
+	newContainer := func(by int) {
+		name := fmt.Sprintf("c%d", next)
+		next++
+		if _, err := svc(by).Create(ctx, acc, nil, name, ""); err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+		model[name] = map[string]*modelDoc{}
+	}
+	newContainer(0)
+	newContainer(1)
+	for step := range steps {
+		by := rng.IntN(2)
+		s := svc(by)
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range model {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		name := names[rng.IntN(len(names))]
+		c, err := s.Resolve(ctx, acc, name)
+		if err != nil {
+			t.Fatalf("step %d: engine %d resolve %s: %v", step, by, name, err)
+		}
+		docs := model[name]
+		var what string
+		switch op := rng.IntN(10); {
+		case op < 5 || len(docs) == 0: // upload or re-upload
+			p := paths[rng.IntN(len(paths))]
+			m := word()
+			text := "# Note\n\nThis page mentions " + m + " and nothing else of note.\n"
+			dir, file := filepath.Split(p)
+			up, err := s.Upload(ctx, acc, c, knowledge.File{Name: file, Folder: dir, Data: []byte(text)})
+			if err != nil {
+				t.Fatalf("step %d: upload %s: %v", step, p, err)
+			}
+			if old := docs[p]; old != nil {
+				dead = append(dead, old.marker)
+				if old.id != up.DocumentID {
+					t.Fatalf("step %d: re-upload of %s changed its id %s -> %s", step, p, old.id, up.DocumentID)
+				}
+			}
+			docs[p] = &modelDoc{id: up.DocumentID, text: text, marker: m, size: int64(len(text))}
+			what = "upload " + p
+		case op < 7: // delete a file
+			p := randomKey(rng, docs)
+			if _, err := s.DeleteFile(ctx, acc, c, docs[p].id); err != nil {
+				t.Fatalf("step %d: delete %s: %v", step, p, err)
+			}
+			dead = append(dead, docs[p].marker)
+			delete(docs, p)
+			what = "delete " + p
+		case op < 9: // edit a Ready document through the context tools
+			p := randomKey(rng, docs)
+			waitIdle(t, engs)
+			m := word()
+			text := "Edited through update_context: " + m + " is the new word."
+			if _, err := engs[by].Update(ctx, contextd.UpdateRequest{ContextID: docs[p].id, Text: &text}); err != nil {
+				t.Fatalf("step %d: update_context %s: %v", step, p, err)
+			}
+			dead = append(dead, docs[p].marker)
+			docs[p].text, docs[p].marker, docs[p].size = text, m, int64(len(text))
+			what = "update_context " + p
+		default: // delete the container, refused while it holds files
+			err := s.DeleteContainer(ctx, acc, name)
+			if len(docs) > 0 {
+				if err == nil {
+					t.Fatalf("step %d: deleting non-empty %s succeeded", step, name)
+				}
+				what = "refused delete of " + name
+				break
+			}
+			if err != nil {
+				t.Fatalf("step %d: delete container %s: %v", step, name, err)
+			}
+			delete(model, name)
+			newContainer(rng.IntN(2))
+			what = "delete container " + name
+		}
+		waitIdle(t, engs)
+		deadline := time.Now().Add(time.Second)
+		for {
+			msg := checkReplicas(ctx, acc, engs, model, dead)
+			if msg == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d (%s by engine %d): %s", step, what, by, msg)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func randomKey(rng *rand.Rand, m map[string]*modelDoc) string {
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	return keys[rng.IntN(len(keys))]
+}
+
+// waitIdle waits until no engine has ingestion queued or running.
+func waitIdle(t *testing.T, engs []*contextd.Engine) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, e := range engs {
+		if err := e.KnowledgeService().WaitIdle(ctx); err != nil {
+			t.Fatalf("wait for ingestion: %v", err)
+		}
+	}
+}
+
+// checkReplicas compares every engine's view with the model; it returns
+// what differs ("" when nothing does).
+func checkReplicas(ctx context.Context, acc persist.Access, engs []*contextd.Engine, model map[string]map[string]*modelDoc, dead []string) string {
+	for i, eng := range engs {
+		s := eng.KnowledgeService()
+		list, err := s.List(ctx, acc)
+		if err != nil {
+			return fmt.Sprintf("engine %d: container_list: %v", i, err)
+		}
+		if len(list) != len(model) {
+			return fmt.Sprintf("engine %d: %d containers, want %d", i, len(list), len(model))
+		}
+		for name, docs := range model {
+			c, err := s.Resolve(ctx, acc, name)
+			if err != nil {
+				return fmt.Sprintf("engine %d: resolve %s: %v", i, name, err)
+			}
+			st, err := s.Stats(ctx, acc, c)
+			if err != nil {
+				return fmt.Sprintf("engine %d: container_stats %s: %v", i, name, err)
+			}
+			var bytes int64
+			for _, d := range docs {
+				bytes += d.size
+			}
+			if st.Documents != len(docs) || st.Ready != len(docs) || st.Processing != 0 || st.Bytes != bytes {
+				return fmt.Sprintf("engine %d: container_stats %s: %d documents (%d ready, %d processing), %d bytes; want %d ready, %d bytes",
+					i, name, st.Documents, st.Ready, st.Processing, st.Bytes, len(docs), bytes)
+			}
+			got := map[string]bool{}
+			if err := listAll(ctx, s, acc, c, "/", got); err != nil {
+				return fmt.Sprintf("engine %d: list_files %s: %v", i, name, err)
+			}
+			if len(got) != len(docs) {
+				return fmt.Sprintf("engine %d: list_files %s: %v, want %d files", i, name, got, len(docs))
+			}
+			for p, d := range docs {
+				if !got[p] {
+					return fmt.Sprintf("engine %d: list_files %s lacks %s", i, name, p)
+				}
+				g, err := s.Get(ctx, acc, c, p)
+				if err != nil {
+					return fmt.Sprintf("engine %d: get_document %s%s: %v", i, name, p, err)
+				}
+				if g.Text != d.text || g.ID != d.id {
+					return fmt.Sprintf("engine %d: get_document %s%s: %q (id %s), want %q (id %s)", i, name, p, g.Text, g.ID, d.text, d.id)
+				}
+				res, err := s.Search(ctx, acc, c, knowledge.Query{Text: d.marker, Mode: knowledge.Keyword, TopK: 10})
+				if err != nil {
+					return fmt.Sprintf("engine %d: search_knowledge %s: %v", i, name, err)
+				}
+				if len(res.Hits) != 1 || res.Hits[0].Path != p {
+					return fmt.Sprintf("engine %d: search_knowledge %s %q: %d hits, want %s", i, name, d.marker, len(res.Hits), p)
+				}
+			}
+			for _, m := range dead {
+				res, err := s.Search(ctx, acc, c, knowledge.Query{Text: m, Mode: knowledge.Keyword, TopK: 10})
+				if err != nil {
+					return fmt.Sprintf("engine %d: search_knowledge %s: %v", i, name, err)
+				}
+				if len(res.Hits) != 0 {
+					return fmt.Sprintf("engine %d: search_knowledge %s finds the gone word %q in %s", i, name, m, res.Hits[0].Path)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// listAll walks list_files from folder, recording every file path.
+func listAll(ctx context.Context, s *knowledge.Service, acc persist.Access, c *knowledge.Container, folder string, out map[string]bool) error {
+	l, err := s.ListFiles(ctx, acc, c, folder)
+	if err != nil {
+		if folder == "/" {
+			return err
+		}
+		return nil
+	}
+	for _, f := range l.Files {
+		out[f.Path] = true
+	}
+	for _, d := range l.Dirs {
+		if err := listAll(ctx, s, acc, c, strings.TrimSuffix(l.Folder, "/")+"/"+d+"/", out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
