@@ -93,12 +93,30 @@ func (a args) objects(name string) []map[string]any {
 	return out
 }
 
+// float returns a number parameter and whether it was given.
+func (a args) float(name string) (float64, bool) { f, ok := a[name].(float64); return f, ok }
+
 // decodeArgs validates raw tool arguments against params and coerces them
 // (R-003): numbers and booleans given as strings are parsed, arrays and
 // objects given as JSON strings are decoded, integral floats are integers.
 // null counts as absent. The first problem is returned as an *argError
 // naming the parameter; unknown parameters are reported first.
 func decodeArgs(tool string, params []param, raw any) (args, error) {
+	return decodeStyled(tool, params, raw, false)
+}
+
+// decodeExact is decodeArgs for the tools declared with exactTypes (the
+// knowledge tools, as their reference has it): unknown parameters are
+// refused the same way, but values are taken as JSON typed them, with no
+// lax coercion; a value of another type is refused as "Parameter 'x' must
+// be a string." ("an integer.", "a number."), and a missing required
+// parameter reads as absent, so the tool answers it in its own words.
+// An integer is clamped to ±2^31, beyond any bound a tool checks.
+func decodeExact(tool string, params []param, raw any) (args, error) {
+	return decodeStyled(tool, params, raw, true)
+}
+
+func decodeStyled(tool string, params []param, raw any, exact bool) (args, error) {
 	in, err := argumentMap(raw)
 	if err != nil {
 		return nil, err
@@ -127,6 +145,14 @@ func decodeArgs(tool string, params []param, raw any) (args, error) {
 				return nil, argErrf(p.name, "Parameter '%s' is not valid JSON: %v", p.name, err)
 			}
 		}
+		if exact {
+			if ok && v != nil {
+				if out[p.name], err = exactValue(p, v); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		if !ok || v == nil {
 			if p.required {
 				return nil, argErrf(p.name, "Missing required parameter '%s'", p.name)
@@ -146,6 +172,41 @@ func decodeArgs(tool string, params []param, raw any) (args, error) {
 		out[p.name] = cv
 	}
 	return out, nil
+}
+
+// exactValue is v as decodeExact takes it: a string, an int or a float64
+// as p declares; any other parameter type is coerced as decodeArgs does.
+func exactValue(p *param, v any) (any, error) {
+	switch p.typ {
+	case tString:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case tInteger, tNumber:
+		f, ok := jsonFloat(v)
+		if ok && p.typ == tNumber {
+			return f, nil
+		}
+		if ok && f == math.Trunc(f) {
+			return int(max(min(f, 1<<31), -1<<31)), nil
+		}
+	default:
+		cv, _, err := coerce(p, v, "Parameter '"+p.name+"'", p.name)
+		return cv, err
+	}
+	return nil, argErrf(p.name, "Parameter '%s' must be %s.", p.name, article(p.typ))
+}
+
+// jsonFloat reads a JSON number (never a string holding one).
+func jsonFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, !math.IsNaN(x)
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil && !math.IsNaN(f)
+	}
+	return 0, false
 }
 
 func accepted(tool string, params []param) string {
@@ -252,6 +313,12 @@ func coerce(p *param, v any, label, name string) (out any, present bool, err err
 			return nil, false, argErrf(name, "%s must be at most %d, got %d", label, *p.max, n)
 		}
 		return int(n), true, nil
+	case tNumber:
+		f, ok := toFloat(v)
+		if !ok {
+			return nil, false, typeErr(name, label, "a number", v)
+		}
+		return f, true, nil
 	case tBoolean:
 		b, ok := toBool(v)
 		if !ok {
@@ -428,6 +495,17 @@ func toInt(v any) (int64, bool) {
 		return floatInt(f)
 	}
 	return 0, false
+}
+
+// toFloat accepts a finite number or a string holding one.
+func toFloat(v any) (float64, bool) {
+	f, ok := jsonFloat(v)
+	if s, isStr := v.(string); isStr {
+		var err error
+		f, err = strconv.ParseFloat(strings.TrimSpace(s), 64)
+		ok = err == nil
+	}
+	return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 func floatInt(f float64) (int64, bool) {

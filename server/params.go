@@ -11,6 +11,7 @@ type ptype string
 const (
 	tString  ptype = "string"
 	tInteger ptype = "integer"
+	tNumber  ptype = "number"
 	tBoolean ptype = "boolean"
 	tArray   ptype = "array"
 	tObject  ptype = "object"

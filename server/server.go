@@ -8,16 +8,21 @@
 // this from the environment is package config.
 //
 // Each tool is one file (tool_*.go) that declares its parameters once; the
-// declaration yields both the advertised JSON Schema and the decoder.
-// ContextTools lists them explicitly, in reference order; another package
-// serves its own tools next to them through Options.Tools.
+// declaration yields both the advertised JSON Schema and the decoder, and
+// its handler calls one contextd.Engine method. ContextTools lists the 21
+// tools of the MCP Context Server API reference and KnowledgeTools the
+// eleven knowledge tools of the knowledge API reference (tool_knowledge*.go:
+// one text block per call, "Error: <message>" for a refusal, their own
+// type messages through decodeExact), each in reference order. Options.Tools
+// nil serves ContextTools only; cmd/contextd serves all 32, and another
+// package serves its own tools next to them the same way.
 //
 //	eng, err := contextd.Open(ctx, contextd.Config{DBPath: "ctx.db"})
 //	if err != nil { ... }
 //	defer eng.Close()
 //	srv, err := server.New(eng, server.Options{
 //		DisabledTools: []string{"delete_context"},
-//		Tools:         append(server.ContextTools(), myTools...),
+//		Tools:         append(server.ContextTools(), server.KnowledgeTools()...),
 //	})
 //	if err != nil { ... }
 //	err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
@@ -74,9 +79,9 @@ type Options struct {
 	// written to the protocol stream.
 	Logger *slog.Logger
 	// Tools are the tools to serve, in tools/list order: nil serves
-	// ContextTools(); a non-nil list is served as given (append another
-	// package's tools to ContextTools() to serve both). DisabledTools and
-	// each Tool.Available still apply.
+	// ContextTools(); a non-nil list is served as given (append
+	// KnowledgeTools() or another package's tools to ContextTools() to
+	// serve both). DisabledTools and each Tool.Available still apply.
 	Tools []Tool
 }
 
@@ -172,7 +177,7 @@ func (s *Server) selectTools(list []Tool, disabledNames []string) ([]Tool, error
 	for _, n := range disabledNames {
 		if n = strings.ToLower(strings.TrimSpace(n)); n != "" && !disabled[n] {
 			disabled[n] = true
-			if !known[n] && !plannedTool(n) {
+			if !known[n] && !ownTool(n) {
 				s.unknown = append(s.unknown, n)
 				s.log.Warn("DISABLED_TOOLS names an unknown tool", "tool", n)
 			}
@@ -204,7 +209,7 @@ func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
 func (s *Server) ToolNames() []string { return append([]string(nil), s.names...) }
 
 // UnknownDisabledTools returns the names in Options.DisabledTools that
-// match no tool of the list and no tool the reference plans (lower-cased,
+// match no tool of the list and none of this package's own (lower-cased,
 // in the order given), so a binary can report a misspelt DISABLED_TOOLS
 // entry whatever its log level.
 func (s *Server) UnknownDisabledTools() []string { return append([]string(nil), s.unknown...) }

@@ -8,9 +8,10 @@ import (
 )
 
 // Tool is one MCP tool a Server serves: its declaration and its call into
-// the engine. ContextTools returns the tools of the API reference; another
-// package (a knowledge tool set, say) builds its own Tools and passes them
-// in Options.Tools next to, or instead of, those.
+// the engine. ContextTools returns the tools of the API reference and
+// KnowledgeTools the eleven knowledge tools; another package builds its
+// own Tools and passes them in Options.Tools next to, or instead of,
+// those.
 //
 // The server runs every call the same way: it puts the default principal
 // in ctx when the call carries none, refuses a Writes tool to the
@@ -84,16 +85,15 @@ func contextTools() []*toolDef {
 	}
 }
 
-// plannedTool reports a tool the server knows is planned but this build
-// does not carry yet: the eleven knowledge tools (spec knowledge-api.md). DISABLED_TOOLS may name them
-// without a warning, so a deployment file written for the full set needs
-// no change.
-func plannedTool(name string) bool {
-	switch name {
-	case "container_create", "container_list", "container_delete", "container_stats",
-		"upload_file", "bulk_upload", "list_files", "get_document",
-		"delete_file", "bulk_delete", "search_knowledge":
-		return true
+// ownTool reports a tool this package declares (ContextTools and
+// KnowledgeTools). DISABLED_TOOLS may name one that Options.Tools leaves
+// out without a warning, so a deployment file written for the full set
+// needs no change.
+func ownTool(name string) bool {
+	for _, d := range append(contextTools(), knowledgeTools()...) {
+		if d.name == name {
+			return true
+		}
 	}
 	return false
 }
@@ -129,6 +129,9 @@ type toolDef struct {
 	call func(ctx context.Context, eng *contextd.Engine, a args) (any, error)
 	// available decides registration from the engine's state (Tool.Available).
 	available func(eng *contextd.Engine) bool
+	// exactTypes selects decodeExact over decodeArgs: the knowledge tools'
+	// style of arguments (no lax coercion, their own type messages).
+	exactTypes bool
 }
 
 // tool builds the Tool of t: its MCP declaration and a call that
@@ -141,7 +144,11 @@ func (t *toolDef) tool() Tool {
 		Array:     t.array,
 		Available: t.available,
 		Call: func(ctx context.Context, eng *contextd.Engine, raw map[string]any) (any, error) {
-			a, err := decodeArgs(t.name, t.params, raw)
+			decode := decodeArgs
+			if t.exactTypes {
+				decode = decodeExact
+			}
+			a, err := decode(t.name, t.params, raw)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,6 @@ import (
 	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
-	knowledgetools "github.com/contextd/contextd/server/knowledge"
 )
 
 // Exit codes of the original server (sysexits).
@@ -156,7 +155,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	}
 	defer eng.Close()
 	if cfg.Server.Tools == nil {
-		cfg.Server.Tools = append(server.ContextTools(), knowledgetools.Tools(eng.KnowledgeService())...)
+		cfg.Server.Tools = append(server.ContextTools(), server.KnowledgeTools()...)
 	}
 	srv, err := server.New(eng, cfg.Server)
 	if err != nil {
