@@ -309,3 +309,52 @@ func listAll(ctx context.Context, s *knowledge.Service, acc persist.Access, c *k
 	}
 	return nil
 }
+
+// TestReadyNeverLooksProcessing: while one engine ingests a burst of
+// uploads, every document the other's get_document has reported Ready is
+// counted Ready by its container_stats called right after (reads answer
+// from one committed state: the stats catch up first).
+func TestReadyNeverLooksProcessing(t *testing.T) {
+	stores(t, func(t *testing.T, store string) {
+		engs := replicas(t, store, 2)
+		ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"})
+		acc := persist.Access{Principal: "alice"}
+		a, b := engs[0].KnowledgeService(), engs[1].KnowledgeService()
+		c, err := a.Create(ctx, acc, nil, "burst", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 40
+		for i := range n {
+			text := fmt.Sprintf("# Page %d\n\nBurst page number %d of the test.", i, i)
+			if _, err := a.Upload(ctx, acc, c, knowledge.File{Name: fmt.Sprintf("p%02d.md", i), Data: []byte(text)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cb, err := b.Resolve(ctx, acc, "burst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready := map[int]bool{}
+		for deadline := time.Now().Add(30 * time.Second); len(ready) < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("only %d of %d documents became Ready", len(ready), n)
+			}
+			for i := range n {
+				if ready[i] {
+					continue
+				}
+				if _, err := b.Get(ctx, acc, cb, fmt.Sprintf("/p%02d.md", i)); err == nil {
+					ready[i] = true
+				}
+			}
+			st, err := b.Stats(ctx, acc, cb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Ready < len(ready) {
+				t.Fatalf("get_document reported %d documents Ready, container_stats right after %d (%d processing)", len(ready), st.Ready, st.Processing)
+			}
+		}
+	})
+}
