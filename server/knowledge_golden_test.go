@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"context"
@@ -10,20 +10,20 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 )
 
-// TestGoldenRelevanceHybrid runs the golden relevance set
+// TestKnowledgeGoldenRelevanceHybrid runs the golden relevance set
 // (testdata/knowledge/golden: 14 documents, 22 graded queries) through
 // search_knowledge in every mode with the built-in embedder, uploaded
 // through upload_file, and holds Hybrid to the requirements' gate (F):
 // P@3 ≥ 0.6, MRR ≥ 0.7, nDCG@5 ≥ 0.6, Recall@10 ≥ 0.8. Keyword and
 // Semantic are logged for comparison.
-func TestGoldenRelevanceHybrid(t *testing.T) { forStores(t, testGoldenRelevanceHybrid) }
+func TestKnowledgeGoldenRelevanceHybrid(t *testing.T) { kStores(t, testKnowledgeGoldenRelevanceHybrid) }
 
-func testGoldenRelevanceHybrid(t *testing.T, store string) {
-	set, err := kgolden.Load("../../testdata/knowledge/golden")
+func testKnowledgeGoldenRelevanceHybrid(t *testing.T, store string) {
+	set, err := kgolden.Load("../testdata/knowledge/golden")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvOn(t, &builtin.Embedder{}, store, contextd.Config{})
+	e := newKEnvOn(t, &builtin.Embedder{}, store, contextd.Config{})
 	e.call("local", "container_create", map[string]any{"name": "golden"})
 	for _, d := range set.Documents {
 		out := e.call("local", "upload_file", map[string]any{"containerId": "golden", "fileName": d.Name, "textContent": d.Text})

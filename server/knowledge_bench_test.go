@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"encoding/base64"
@@ -13,27 +13,27 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 )
 
-// benchWords is the vocabulary of generated documents.
-var benchWords = strings.Fields(`river mill farmer wheat barley autumn harvest storage grain market price
+// kBenchWords is the vocabulary of generated documents.
+var kBenchWords = strings.Fields(`river mill farmer wheat barley autumn harvest storage grain market price
 	weather rain drought irrigation canal soil nitrogen rotation tractor plough seed yield cooperative ledger
 	contract transport barge railway warehouse silo moisture pest fungus spray inspection quality grade export
 	import tariff subsidy winter frost spring planting summer heat orchard cider press vineyard cellar barrel`)
 
-func sentence(r *rand.Rand, n int) string {
+func kSentence(r *rand.Rand, n int) string {
 	w := make([]string, n)
 	for i := range w {
-		w[i] = benchWords[r.IntN(len(benchWords))]
+		w[i] = kBenchWords[r.IntN(len(kBenchWords))]
 	}
 	return strings.ToUpper(w[0][:1]) + strings.Join(w, " ")[1:] + "."
 }
 
-// markdownDoc is a generated Markdown file of sections headed "##", each
+// kMarkdownDoc is a generated Markdown file of sections headed "##", each
 // one chunk under heading-aware chunking.
-func markdownDoc(r *rand.Rand, i, sections int) string {
+func kMarkdownDoc(r *rand.Rand, i, sections int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Report %d\n\n", i)
 	for s := range sections {
-		fmt.Fprintf(&b, "## Section %d.%d\n\n%s %s %s\n\n", i, s, sentence(r, 12), sentence(r, 10), sentence(r, 14))
+		fmt.Fprintf(&b, "## Section %d.%d\n\n%s %s %s\n\n", i, s, kSentence(r, 12), kSentence(r, 10), kSentence(r, 14))
 	}
 	return b.String()
 }
@@ -43,7 +43,7 @@ func markdownDoc(r *rand.Rand, i, sections int) string {
 // built-in embedder: one 50-page PDF (bench50.pdf, made by LibreOffice)
 // and 1,000 Markdown files in ten bulk_upload calls.
 func BenchmarkUploadToSearchable(b *testing.B) {
-	pdf, err := os.ReadFile("testdata/bench50.pdf")
+	pdf, err := os.ReadFile("testdata/knowledge/bench50.pdf")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func BenchmarkUploadToSearchable(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
 			b.StopTimer()
-			e := newEnv(b, &builtin.Embedder{})
+			e := newKEnv(b, &builtin.Embedder{})
 			e.call("local", "container_create", map[string]any{"name": "bench"})
 			content := base64.StdEncoding.EncodeToString(pdf)
 			b.StartTimer()
@@ -72,13 +72,13 @@ func BenchmarkUploadToSearchable(b *testing.B) {
 			var files []map[string]any
 			for i := range 100 {
 				n := k*100 + i
-				files = append(files, map[string]any{"filename": fmt.Sprintf("r%04d.md", n), "folderPath": fmt.Sprintf("/y%d/", n%10), "content": markdownDoc(r, n, 4)})
+				files = append(files, map[string]any{"filename": fmt.Sprintf("r%04d.md", n), "folderPath": fmt.Sprintf("/y%d/", n%10), "content": kMarkdownDoc(r, n, 4)})
 			}
-			batches = append(batches, mustJSON(b, files))
+			batches = append(batches, kJSON(b, files))
 		}
 		for range b.N {
 			b.StopTimer()
-			e := newEnv(b, &builtin.Embedder{})
+			e := newKEnv(b, &builtin.Embedder{})
 			e.call("local", "container_create", map[string]any{"name": "bench"})
 			b.StartTimer()
 			for _, files := range batches {
@@ -101,16 +101,16 @@ func BenchmarkUploadToSearchable(b *testing.B) {
 func BenchmarkSearchKnowledge(b *testing.B) {
 	for _, chunks := range []int{10_000, 100_000} {
 		docs := chunks / 100
-		e := newEnv(b, &builtin.Embedder{})
+		e := newKEnv(b, &builtin.Embedder{})
 		e.call("local", "container_create", map[string]any{"name": "bench"})
 		r := rand.New(rand.NewPCG(uint64(chunks), 2))
 		start := time.Now()
 		for k := 0; k < docs; k += 100 {
 			var files []map[string]any
 			for i := k; i < min(k+100, docs); i++ {
-				files = append(files, map[string]any{"filename": fmt.Sprintf("r%05d.md", i), "content": markdownDoc(r, i, 100)})
+				files = append(files, map[string]any{"filename": fmt.Sprintf("r%05d.md", i), "content": kMarkdownDoc(r, i, 100)})
 			}
-			if out := e.call("local", "bulk_upload", map[string]any{"containerId": "bench", "files": mustJSON(b, files)}); !strings.HasPrefix(out, "Uploaded") {
+			if out := e.call("local", "bulk_upload", map[string]any{"containerId": "bench", "files": kJSON(b, files)}); !strings.HasPrefix(out, "Uploaded") {
 				b.Fatal(out)
 			}
 		}
@@ -143,14 +143,14 @@ func BenchmarkSearchKnowledge(b *testing.B) {
 // reopening the engine and the service to the first search_knowledge
 // answer, which waits for the chunk index rebuilt in the background.
 func BenchmarkRestartRebuild(b *testing.B) {
-	e := newEnv(b, &builtin.Embedder{})
+	e := newKEnv(b, &builtin.Embedder{})
 	e.call("local", "container_create", map[string]any{"name": "bench"})
 	r := rand.New(rand.NewPCG(10_000, 3))
 	var files []map[string]any
 	for i := range 100 {
-		files = append(files, map[string]any{"filename": fmt.Sprintf("r%03d.md", i), "content": markdownDoc(r, i, 100)})
+		files = append(files, map[string]any{"filename": fmt.Sprintf("r%03d.md", i), "content": kMarkdownDoc(r, i, 100)})
 	}
-	if out := e.call("local", "bulk_upload", map[string]any{"containerId": "bench", "files": mustJSON(b, files)}); !strings.HasPrefix(out, "Uploaded 100 of 100") {
+	if out := e.call("local", "bulk_upload", map[string]any{"containerId": "bench", "files": kJSON(b, files)}); !strings.HasPrefix(out, "Uploaded 100 of 100") {
 		b.Fatal(out)
 	}
 	e.waitFor(30 * time.Minute)

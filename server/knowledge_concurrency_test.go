@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// TestParallelCreatesH07: ten parallel creates of one name make one
+// TestKnowledgeParallelCreatesH07: ten parallel creates of one name make one
 // container; nine callers read "already exists".
-func TestParallelCreatesH07(t *testing.T) { forStores(t, testParallelCreates) }
+func TestKnowledgeParallelCreatesH07(t *testing.T) { kStores(t, testKnowledgeParallelCreates) }
 
-func testParallelCreates(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, contextd.Config{})
+func testKnowledgeParallelCreates(t *testing.T, store string) {
+	e := newKEnvOn(t, nil, store, contextd.Config{})
 	e.client("local")
 	var wg sync.WaitGroup
 	out := make([]string, 10)
@@ -43,13 +43,15 @@ func testParallelCreates(t *testing.T, store string) {
 	}
 }
 
-// TestParallelUploadsSamePath: five parallel uploads to one new path make
+// TestKnowledgeParallelUploadsSamePath: five parallel uploads to one new path make
 // one document whose text is one writer's whole text (E2.6); deleting a
 // document while it is ingested leaves nothing behind (H54).
-func TestParallelUploadsSamePath(t *testing.T) { forStores(t, testParallelUploadsSamePath) }
+func TestKnowledgeParallelUploadsSamePath(t *testing.T) {
+	kStores(t, testKnowledgeParallelUploadsSamePath)
+}
 
-func testParallelUploadsSamePath(t *testing.T, store string) {
-	e := newEnvOn(t, nil, store, contextd.Config{})
+func testKnowledgeParallelUploadsSamePath(t *testing.T, store string) {
+	e := newKEnvOn(t, nil, store, contextd.Config{})
 	if out := e.call("local", "container_create", map[string]any{"name": "cc"}); !strings.HasPrefix(out, "Container 'cc' created.") {
 		t.Fatal(out)
 	}
@@ -60,7 +62,7 @@ func testParallelUploadsSamePath(t *testing.T, store string) {
 		go func() {
 			defer wg.Done()
 			out := e.call("local", "upload_file", map[string]any{"containerId": "cc", "fileName": "same-name.md", "textContent": fmt.Sprintf("writer %d wrote this", i)})
-			ids[i] = uuidRE.FindString(out)
+			ids[i] = kUUIDRE.FindString(out)
 		}()
 	}
 	wg.Wait()
@@ -71,7 +73,7 @@ func testParallelUploadsSamePath(t *testing.T, store string) {
 	}
 	e.wait()
 	doc := e.call("local", "get_document", map[string]any{"containerId": "cc", "fileId": "/same-name.md"})
-	if !regexpMatch(`---\nwriter \d wrote this$`, doc) {
+	if !kMatch(`---\nwriter \d wrote this$`, doc) {
 		docs, _ := e.eng.Persist().ScanIndexDocs(context.Background(), "", 100)
 		for _, d := range docs {
 			t.Logf("%s %s %s %s v%d %q", d.ID, d.ThreadID, d.Owner, d.Visibility, d.Version, d.Metadata)
@@ -82,7 +84,7 @@ func testParallelUploadsSamePath(t *testing.T, store string) {
 		t.Fatalf("stats:\n%s", s)
 	}
 	up := e.call("local", "upload_file", map[string]any{"containerId": "cc", "fileName": "gone.txt", "textContent": "ephemeral walrus"})
-	id := uuidRE.FindString(up)
+	id := kUUIDRE.FindString(up)
 	if d := e.call("local", "delete_file", map[string]any{"containerId": "cc", "fileId": id}); !strings.HasPrefix(d, "File 'gone.txt'") {
 		t.Fatalf("delete: %s", d)
 	}

@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"bufio"
@@ -14,33 +14,33 @@ import (
 	"github.com/contextd/contextd/model/hashembed"
 )
 
-// slowEmbedder is the hashing embedder with a fixed cost per call, so a
+// kSlowEmbedder is the hashing embedder with a fixed cost per call, so a
 // kill lands while ingestion is still running.
-type slowEmbedder struct{ *hashembed.Embedder }
+type kSlowEmbedder struct{ *hashembed.Embedder }
 
-func (s slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (s kSlowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	time.Sleep(5 * time.Millisecond)
 	return s.Embedder.Embed(ctx, texts)
 }
 
-const restartFiles = 200
+const kRestartFiles = 200
 
-// TestRestartHelper is the child process of TestRestartKill9: it uploads
-// restartFiles files, says so, and ingests until it is killed.
-func TestRestartHelper(t *testing.T) {
+// TestKnowledgeRestartHelper is the child process of TestKnowledgeRestartKill9: it uploads
+// kRestartFiles files, says so, and ingests until it is killed.
+func TestKnowledgeRestartHelper(t *testing.T) {
 	db := os.Getenv("KNOWLEDGE_RESTART_DB")
 	if db == "" {
-		t.Skip("child process of TestRestartKill9")
+		t.Skip("child process of TestKnowledgeRestartKill9")
 	}
-	e := &env{t: t, dbPath: db, emb: slowEmbedder{hashembed.New(64)}}
+	e := &kEnv{t: t, dbPath: db, emb: kSlowEmbedder{hashembed.New(64)}}
 	e.open()
 	e.call("local", "container_create", map[string]any{"name": "restart"})
 	var files []map[string]any
-	for i := range restartFiles {
+	for i := range kRestartFiles {
 		files = append(files, map[string]any{"filename": fmt.Sprintf("f%03d.md", i), "folderPath": fmt.Sprintf("/d%d/", i%7),
-			"content": fmt.Sprintf("# File %d\n\nThis is document number %d about topic %d. It has a second sentence.", i, i, i%13)})
+			"content": fmt.Sprintf("# File %d\n\nThis is document number %d about topic %d. It has a second kSentence.", i, i, i%13)})
 		if len(files) == 100 {
-			out := e.call("local", "bulk_upload", map[string]any{"containerId": "restart", "files": mustJSON(t, files)})
+			out := e.call("local", "bulk_upload", map[string]any{"containerId": "restart", "files": kJSON(t, files)})
 			if !strings.HasPrefix(out, "Uploaded 100 of 100") {
 				t.Fatalf("bulk_upload: %s", out)
 			}
@@ -51,12 +51,12 @@ func TestRestartHelper(t *testing.T) {
 	time.Sleep(time.Minute)
 }
 
-// TestRestartKill9 uploads 200 files in a child process, kills it with
+// TestKnowledgeRestartKill9 uploads 200 files in a child process, kills it with
 // SIGKILL while ingestion runs, reopens the database and checks that
 // every document ends Ready exactly once (issue 15's restart test).
-func TestRestartKill9(t *testing.T) {
+func TestKnowledgeRestartKill9(t *testing.T) {
 	db := t.TempDir() + "/restart.db"
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRestartHelper$", "-test.v")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKnowledgeRestartHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), "KNOWLEDGE_RESTART_DB="+db)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -84,7 +84,7 @@ func TestRestartKill9(t *testing.T) {
 	}
 	_ = cmd.Wait()
 
-	e := &env{t: t, dbPath: db, emb: slowEmbedder{hashembed.New(64)}}
+	e := &kEnv{t: t, dbPath: db, emb: kSlowEmbedder{hashembed.New(64)}}
 	e.open()
 	before := e.call("local", "container_stats", map[string]any{"containerId": "restart"})
 	if !strings.Contains(before, "processing") {
@@ -92,7 +92,7 @@ func TestRestartKill9(t *testing.T) {
 	}
 	e.wait()
 	stats := e.call("local", "container_stats", map[string]any{"containerId": "restart"})
-	if !strings.Contains(stats, fmt.Sprintf("Documents: %d\n", restartFiles)) {
+	if !strings.Contains(stats, fmt.Sprintf("Documents: %d\n", kRestartFiles)) {
 		t.Fatalf("after restart:\n%s", stats)
 	}
 	ids := map[string]string{}
@@ -106,8 +106,8 @@ func TestRestartKill9(t *testing.T) {
 			ids[m[2]] = m[1]
 		}
 	}
-	if len(ids) != restartFiles {
-		t.Fatalf("%d documents listed, want %d", len(ids), restartFiles)
+	if len(ids) != kRestartFiles {
+		t.Fatalf("%d documents listed, want %d", len(ids), kRestartFiles)
 	}
 	res := e.call("local", "search_knowledge", map[string]any{"containerId": "restart", "query": "document number 199", "mode": "Keyword", "topK": 1})
 	if !strings.Contains(res, "f199.md") {

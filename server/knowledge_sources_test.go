@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"github.com/contextd/contextd"
@@ -11,10 +11,10 @@ import (
 	"github.com/contextd/contextd/model/hashembed"
 )
 
-// TestSourcesMirrorReadOnly: a KNOWLEDGE_SOURCES folder is listed as a
+// TestKnowledgeSourcesMirrorReadOnly: a KNOWLEDGE_SOURCES folder is listed as a
 // [source] scope, searchable by every principal, mirrored on change, and
 // not a container for list_files, get_document and the write tools.
-func TestSourcesMirrorReadOnly(t *testing.T) {
+func TestKnowledgeSourcesMirrorReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
 		t.Helper()
@@ -29,7 +29,7 @@ func TestSourcesMirrorReadOnly(t *testing.T) {
 	write("guide/intro.md", "# Intro\n\nThe heron nests by the lake.")
 	write("notes.txt", "Kestrels hover over fields.")
 	write("skip.exe", "binary")
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64),
+	e := &kEnv{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: hashembed.New(64),
 		opts: contextd.Config{Knowledge: contextd.KnowledgeConfig{Sources: []contextd.KnowledgeSource{{Name: "company-docs", Dir: dir}}, SourceDebounce: 50 * time.Millisecond}}}
 	e.open()
 	eventually := func(what string, check func() bool) {
@@ -46,8 +46,8 @@ func TestSourcesMirrorReadOnly(t *testing.T) {
 		return e.call(principal, "search_knowledge", map[string]any{"containerId": "company-docs", "query": q, "mode": "Keyword"})
 	}
 	eventually("initial sync", func() bool { return strings.Contains(search("bob", "heron"), "File: intro.md") })
-	contains(t, "list", e.call("bob", "container_list", nil), "- company-docs [source] (2 files)")
-	contains(t, "search path", search("alice", "kestrels"), "Path: /notes.txt")
+	kContains(t, "list", e.call("bob", "container_list", nil), "- company-docs [source] (2 files)")
+	kContains(t, "search path", search("alice", "kestrels"), "Path: /notes.txt")
 	for tool, args := range map[string]map[string]any{
 		"list_files":       {},
 		"get_document":     {"fileId": "/notes.txt"},
@@ -58,9 +58,9 @@ func TestSourcesMirrorReadOnly(t *testing.T) {
 		"container_delete": {},
 	} {
 		args["containerId"] = "company-docs"
-		contains(t, tool, e.call("local", tool, args), "Error: Container 'company-docs' not found.")
+		kContains(t, tool, e.call("local", tool, args), "Error: Container 'company-docs' not found.")
 	}
-	contains(t, "create clash", e.call("local", "container_create", map[string]any{"name": "company-docs"}), "Error: Container 'company-docs' already exists.")
+	kContains(t, "create clash", e.call("local", "container_create", map[string]any{"name": "company-docs"}), "Error: Container 'company-docs' already exists.")
 	// A change, an addition and a removal are mirrored.
 	write("notes.txt", "Ospreys dive for fish.")
 	write("guide/extra.txt", "Puffins burrow on cliffs.")
@@ -71,5 +71,5 @@ func TestSourcesMirrorReadOnly(t *testing.T) {
 		return strings.Contains(search("bob", "ospreys"), "notes.txt") && strings.Contains(search("bob", "puffins"), "extra.txt") &&
 			search("bob", "heron") == "No results found." && search("bob", "kestrels") == "No results found."
 	})
-	contains(t, "stats", e.call("bob", "container_stats", map[string]any{"containerId": "company-docs"}), "Documents: 2\n")
+	kContains(t, "stats", e.call("bob", "container_stats", map[string]any{"containerId": "company-docs"}), "Documents: 2\n")
 }

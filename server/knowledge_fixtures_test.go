@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"encoding/base64"
@@ -7,15 +7,15 @@ import (
 	"testing"
 )
 
-// TestOfficeFixturesH17 uploads the LibreOffice-made PDF, DOCX and PPTX
+// TestKnowledgeOfficeFixturesH17 uploads the LibreOffice-made PDF, DOCX and PPTX
 // of index/extract/testdata as base64 and reads them back: the documented
 // text layout ("--- Page N ---", "--- Slide N ---") once Ready, and
 // searchable. A fake DOCX and a corrupt PDF end Failed (UPLOAD-10).
-func TestOfficeFixturesH17(t *testing.T) {
-	e := newEnv(t, nil)
+func TestKnowledgeOfficeFixturesH17(t *testing.T) {
+	e := newKEnv(t, nil)
 	e.call("local", "container_create", map[string]any{"name": "office"})
 	for _, f := range []string{"handbook.pdf", "handbook.docx", "slides.pptx"} {
-		data, err := os.ReadFile("../../index/extract/testdata/" + f)
+		data, err := os.ReadFile("../index/extract/testdata/" + f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package knowledge_test
+package server_test
 
 import (
 	"bytes"
@@ -20,16 +20,17 @@ import (
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 	_ "github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
-	kt "github.com/contextd/contextd/server/knowledge"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-var update = flag.Bool("update", false, "rewrite the session scripts' results")
+// kUpdate reports -update (golden_test.go declares the flag): it rewrites
+// the knowledge session scripts' results too.
+func kUpdate() bool { f := flag.Lookup("update"); return f != nil && f.Value.String() == "true" }
 
-// env is one engine with the knowledge service and one MCP client per
+// kEnv is one engine with the knowledge service and one MCP client per
 // principal.
-type env struct {
+type kEnv struct {
 	t       testing.TB
 	eng     *contextd.Engine
 	svc     *knowledge.Service
@@ -43,43 +44,43 @@ type env struct {
 	pgURL, pgSchema string
 }
 
-// storePostgres names the PostgreSQL runs of forStores.
-const storePostgres = "postgresql"
+// kPostgres names the PostgreSQL runs of kStores.
+const kPostgres = "postgresql"
 
-// forStores runs f on SQLite and, when the test script has started a
+// kStores runs f on SQLite and, when the test script has started a
 // PostgreSQL server (pgtest.Env), on PostgreSQL too: the same test
 // functions and scripts hold on both stores.
-func forStores(t *testing.T, f func(t *testing.T, store string)) {
+func kStores(t *testing.T, f func(t *testing.T, store string)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, "sqlite") })
 	if os.Getenv(pgtest.Env) != "" {
-		t.Run(storePostgres, func(t *testing.T) { f(t, storePostgres) })
+		t.Run(kPostgres, func(t *testing.T) { f(t, kPostgres) })
 	}
 }
 
-// newEnvOn is newEnv on the named store (forStores).
-func newEnvOn(t testing.TB, emb model.Embedder, store string, opts contextd.Config) *env {
+// newKEnvOn is newKEnv on the named store (kStores).
+func newKEnvOn(t testing.TB, emb model.Embedder, store string, opts contextd.Config) *kEnv {
 	t.Helper()
 	if emb == nil {
 		emb = hashembed.New(64)
 	}
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: emb, opts: opts}
-	if store == storePostgres {
+	e := &kEnv{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: emb, opts: opts}
+	if store == kPostgres {
 		e.pgURL, e.pgSchema = pgtest.Schema(t)
 	}
 	e.open()
 	return e
 }
 
-func newEnv(t testing.TB, emb model.Embedder) *env {
+func newKEnv(t testing.TB, emb model.Embedder) *kEnv {
 	t.Helper()
 	if emb == nil {
 		emb = hashembed.New(64)
 	}
-	return newEnvOn(t, emb, "sqlite", contextd.Config{})
+	return newKEnvOn(t, emb, "sqlite", contextd.Config{})
 }
 
 // open (re)opens the engine and service on the env's database.
-func (e *env) open() {
+func (e *kEnv) open() {
 	e.t.Helper()
 	ctx := context.Background()
 	cfg := e.opts
@@ -101,7 +102,7 @@ func (e *env) open() {
 	e.t.Cleanup(e.close)
 }
 
-func (e *env) close() {
+func (e *kEnv) close() {
 	for _, c := range e.clients {
 		_ = c.Close()
 	}
@@ -116,13 +117,13 @@ func (e *env) close() {
 	}
 }
 
-func (e *env) client(principal string) *client.Client {
+func (e *kEnv) client(principal string) *client.Client {
 	e.t.Helper()
 	if c := e.clients[principal]; c != nil {
 		return c
 	}
 	srv, err := server.New(e.eng, server.Options{DefaultPrincipal: principal,
-		Tools: append(server.ContextTools(), kt.Tools(e.svc)...)})
+		Tools: append(server.ContextTools(), server.KnowledgeTools()...)})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func (e *env) client(principal string) *client.Client {
 
 // call runs one tool call and returns its text, "error: " first when
 // the result is an isError result.
-func (e *env) call(principal, tool string, args map[string]any) string {
+func (e *kEnv) call(principal, tool string, args map[string]any) string {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -164,42 +165,42 @@ func (e *env) call(principal, tool string, args map[string]any) string {
 	return b.String()
 }
 
-func (e *env) wait() { e.waitFor(120 * time.Second) }
+func (e *kEnv) wait() { e.waitFor(120 * time.Second) }
 
-func (e *env) waitFor(d time.Duration) {
+func (e *kEnv) waitFor(d time.Duration) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if err := e.svc.WaitIdle(ctx); err != nil {
+	if err := e.eng.WaitKnowledgeIdle(ctx); err != nil {
 		e.t.Fatalf("ingestion did not finish: %v", err)
 	}
 }
 
 var (
-	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	timeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z`)
-	msRE   = regexp.MustCompile(` in \d+ms `)
+	kUUIDRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	kTimeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z`)
+	kMsRE   = regexp.MustCompile(` in \d+ms `)
 )
 
-// normalize hides what changes between runs: ids, clock times, latency.
-func normalize(s string) string {
-	s = uuidRE.ReplaceAllString(s, "<uuid>")
-	s = timeRE.ReplaceAllString(s, "<time>")
-	return msRE.ReplaceAllString(s, " in <n>ms ")
+// kNormalize hides what changes between runs: ids, clock times, latency.
+func kNormalize(s string) string {
+	s = kUUIDRE.ReplaceAllString(s, "<uuid>")
+	s = kTimeRE.ReplaceAllString(s, "<time>")
+	return kMsRE.ReplaceAllString(s, " in <n>ms ")
 }
 
-// section is one "-- name --" part of a script.
-type section struct {
+// kSection is one "-- name --" part of a script.
+type kSection struct {
 	name string
 	data []byte
 }
 
-func parseScript(data []byte) []section {
-	var out []section
+func kParseScript(data []byte) []kSection {
+	var out []kSection
 	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 		l := strings.TrimRight(string(line), "\n")
 		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") && len(l) >= 6 {
-			out = append(out, section{name: strings.TrimSpace(l[3 : len(l)-3])})
+			out = append(out, kSection{name: strings.TrimSpace(l[3 : len(l)-3])})
 			continue
 		}
 		if len(out) > 0 {
@@ -209,7 +210,7 @@ func parseScript(data []byte) []section {
 	return out
 }
 
-func formatScript(secs []section) []byte {
+func kFormatScript(secs []kSection) []byte {
 	var b bytes.Buffer
 	for _, s := range secs {
 		b.WriteString("-- " + s.name + " --\n")
@@ -221,36 +222,36 @@ func formatScript(secs []section) []byte {
 // vars replaces "$name" in a call's arguments with values captured
 // earlier: "capture NAME" after a call stores the first uuid of its
 // result.
-func expand(s string, vars map[string]string) string {
+func kExpand(s string, vars map[string]string) string {
 	for k, v := range vars {
 		s = strings.ReplaceAll(s, "$"+k, v)
 	}
 	return s
 }
 
-// TestSessionScripts runs testdata/sessions/*.txtar: sections
+// TestKnowledgeSessionScripts runs testdata/sessions/*.txtar: sections
 // "call PRINCIPAL TOOL [capture NAME]" (JSON arguments) each followed by
 // "result" (the normalised text), "pause" (ingestion holds, so
 // documents stay Pending) and "wait" (ingestion resumes and finishes).
-// `go test ./server/knowledge -run TestSessionScripts -update` rewrites
+// `go test ./server -run TestKnowledgeSessionScripts -update` rewrites
 // the results.
-func TestSessionScripts(t *testing.T) {
-	files, _ := filepath.Glob("testdata/sessions/*.txtar")
+func TestKnowledgeSessionScripts(t *testing.T) {
+	files, _ := filepath.Glob("testdata/knowledge/sessions/*.txtar")
 	if len(files) == 0 {
 		t.Fatal("no session scripts")
 	}
-	forStores(t, func(t *testing.T, store string) { runSessionScripts(t, files, store) })
+	kStores(t, func(t *testing.T, store string) { runKnowledgeScripts(t, files, store) })
 }
 
-func runSessionScripts(t *testing.T, files []string, store string) {
+func runKnowledgeScripts(t *testing.T, files []string, store string) {
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			secs := parseScript(data)
-			e := newEnvOn(t, nil, store, contextd.Config{})
+			secs := kParseScript(data)
+			e := newKEnvOn(t, nil, store, contextd.Config{})
 			vars := map[string]string{}
 			changed := false
 			for i := 0; i < len(secs); i++ {
@@ -271,7 +272,7 @@ func runSessionScripts(t *testing.T, files []string, store string) {
 					t.Fatalf("%s: %q has no result section", path, secs[i].name)
 				}
 				var args map[string]any
-				raw := expand(string(secs[i].data), vars)
+				raw := kExpand(string(secs[i].data), vars)
 				if strings.TrimSpace(raw) != "" {
 					if err := json.Unmarshal([]byte(raw), &args); err != nil {
 						t.Fatalf("%s: %s: %v", path, secs[i].name, err)
@@ -279,12 +280,12 @@ func runSessionScripts(t *testing.T, files []string, store string) {
 				}
 				got := e.call(f[1], f[2], args)
 				if len(f) == 5 && f[3] == "capture" {
-					vars[f[4]] = uuidRE.FindString(got)
+					vars[f[4]] = kUUIDRE.FindString(got)
 				}
-				norm := normalize(got) + "\n"
+				norm := kNormalize(got) + "\n"
 				want := &secs[i+1]
 				if norm != string(want.data) {
-					if *update && store == "sqlite" {
+					if kUpdate() && store == "sqlite" {
 						want.data, changed = []byte(norm), true
 					} else {
 						t.Errorf("%s: %s:\ngot:\n%s\nwant:\n%s", path, secs[i].name, norm, want.data)
@@ -293,7 +294,7 @@ func runSessionScripts(t *testing.T, files []string, store string) {
 				i++
 			}
 			if changed {
-				if err := os.WriteFile(path, formatScript(secs), 0o644); err != nil {
+				if err := os.WriteFile(path, kFormatScript(secs), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -301,7 +302,7 @@ func runSessionScripts(t *testing.T, files []string, store string) {
 	}
 }
 
-func mustJSON(t testing.TB, v any) string {
+func kJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -310,4 +311,4 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+func kMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
