@@ -28,6 +28,10 @@ type KnowledgeConfig struct {
 	// SourceDebounce is the folder watcher's quiet time before a re-sync
 	// (0: the default).
 	SourceDebounce time.Duration
+	// AdoptAfter is how long a document another process accepted may stay
+	// Pending or Processing with no progress before this one ingests it
+	// itself, as when that process was killed (default 2 minutes).
+	AdoptAfter time.Duration
 	// Extract bounds one parse of an uploaded file (index/extract defaults).
 	Extract extract.Options
 	// Logger receives ingestion failures' details (nil discards them).
@@ -62,7 +66,7 @@ func (e *Engine) openKnowledge(ctx context.Context) error {
 	opt := knowledge.Options{
 		Workers: k.Workers, MaxUploadBytes: k.MaxUploadBytes, MinScore: k.MinScore, Alpha: k.Alpha,
 		Visibility: e.cfg.DefaultVisibility, PublishRole: e.cfg.PublishRole,
-		SourceDebounce: k.SourceDebounce, Extract: k.Extract, Logger: k.Logger, Now: e.cfg.Now,
+		SourceDebounce: k.SourceDebounce, AdoptAfter: k.AdoptAfter, Extract: k.Extract, Logger: k.Logger, Now: e.cfg.Now,
 	}
 	if e.indexPath != "" {
 		opt.SnapshotPath = e.indexPath + ".knowledge"

@@ -57,6 +57,7 @@ func (t target) Apply(ctx context.Context, ids []string, last int64) error {
 			if !seen[id] { // deleted
 				s.idx.forget(id)
 				s.built.drop(id)
+				s.adopter.note(id, job{}, "", true, time.Time{})
 				s.jobs.cancel(id, math.MaxInt)
 			}
 		}
@@ -97,6 +98,7 @@ func (s *Service) applyDoc(ctx context.Context, e *persist.Entry) error {
 	r, ok := decodeRecord(e.Metadata)
 	if !strings.HasPrefix(e.ThreadID, docThreadPrefix) || !ok || r.Kind != "document" {
 		s.idx.forget(e.ID)
+		s.adopter.note(e.ID, job{}, "", true, time.Time{})
 		return nil
 	}
 	h := hashText(e.Text)
@@ -110,6 +112,7 @@ func (s *Service) applyDoc(ctx context.Context, e *persist.Entry) error {
 		d.size = int64(len(e.Text))
 		d.model, d.dims = s.model()
 	}
+	s.adopter.note(e.ID, job{doc: e.ID, gen: r.Generation, id: r.Job}, r.Status, r.Status == Ready || r.Status == Failed, time.Now())
 	if r.Status != Ready {
 		s.idx.put(e.ID, d, false)
 		return nil

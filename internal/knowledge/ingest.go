@@ -29,7 +29,8 @@ type job struct {
 type queue struct {
 	mu     sync.Mutex
 	jobs   []job
-	busy   int // jobs popped and not yet done
+	own    map[string]int // upload job ids queued or running here, counted
+	busy   int            // jobs popped and not yet done
 	paused bool
 	wake   chan struct{}
 	closed bool
@@ -40,6 +41,10 @@ func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
 func (q *queue) push(j job) {
 	q.mu.Lock()
 	q.jobs = append(q.jobs, j)
+	if q.own == nil {
+		q.own = map[string]int{}
+	}
+	q.own[j.id]++
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -111,11 +116,21 @@ func (s *Service) Pause() { s.q.setPaused(true) }
 // Resume releases a paused ingestion queue.
 func (s *Service) Resume() { s.q.setPaused(false) }
 
-// done ends a popped job.
-func (q *queue) done() {
+// done ends popped job j.
+func (q *queue) done(j job) {
 	q.mu.Lock()
 	q.busy--
+	if q.own[j.id]--; q.own[j.id] <= 0 {
+		delete(q.own, j.id)
+	}
 	q.mu.Unlock()
+}
+
+// mine reports whether upload job id is queued or running here.
+func (q *queue) mine(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.own[id] > 0
 }
 
 // idle reports no job queued or running.
@@ -148,7 +163,7 @@ func (s *Service) work(ctx context.Context) {
 			return
 		}
 		err := s.ingest(ctx, j)
-		s.q.done()
+		s.q.done(j)
 		if err != nil && ctx.Err() == nil {
 			s.log.Error("knowledge ingestion failed", "document", j.doc, "error", err)
 		}

@@ -358,3 +358,55 @@ func TestReadyNeverLooksProcessing(t *testing.T) {
 		}
 	})
 }
+
+// TestPeerAdoptsUnfinishedUploads: uploads one engine accepted and never
+// ingested (it stopped with its queue held) are ingested by the other,
+// still running, engine once they made no progress for AdoptAfter.
+func TestPeerAdoptsUnfinishedUploads(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name string) *contextd.Engine {
+		eng, err := contextd.Open(context.Background(), contextd.Config{DBPath: filepath.Join(dir, "k.db"),
+			IndexPath: filepath.Join(dir, name), Embedding: contextd.EmbeddingConfig{Embedder: hashembed.New(64)},
+			Knowledge: contextd.KnowledgeConfig{AdoptAfter: 300 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"})
+	acc := persist.Access{Principal: "alice"}
+	b := open("b")
+	defer b.Close()
+	a := open("a")
+	ka := a.KnowledgeService()
+	ka.Pause()
+	c, err := ka.Create(ctx, acc, nil, "left", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := ka.Upload(ctx, acc, c, knowledge.File{Name: fmt.Sprintf("f%d.md", i), Data: []byte(fmt.Sprintf("# F%d\n\nLeft behind number %d.", i, i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil { // its uploads stay Pending
+		t.Fatal(err)
+	}
+	kb := b.KnowledgeService()
+	cb, err := kb.Resolve(ctx, acc, "left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st, err := kb.Stats(ctx, acc, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Ready == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other engine never ingested the left uploads: %+v", st)
+		}
+	}
+}

@@ -54,6 +54,11 @@ type Options struct {
 	// resumes from it instead of chunking and embedding every document
 	// again; "" keeps the index in memory only.
 	SnapshotPath string
+	// AdoptAfter is how long a document another process accepted may
+	// stay Pending or Processing with no progress before this process
+	// ingests it itself (that process may have died; adopt.go). Default
+	// DefaultAdoptAfter.
+	AdoptAfter time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -64,18 +69,19 @@ const DefaultMaxUploadBytes = 30_000_000
 // Service owns the knowledge containers and documents of one store, their
 // ingestion workers and the chunk index search_knowledge reads.
 type Service struct {
-	st    persist.Store
-	feed  *follow.Feed
-	emb   model.Embedder
-	opt   Options
-	alpha float64
-	ids   *ids.Generator
-	log   *slog.Logger
-	idx   *chunkIndex
-	fol   *follow.Follower // applies the change log to idx
-	built builtCache       // this process's ingestion results, until applied
-	q     *queue
-	jobs  running
+	st      persist.Store
+	feed    *follow.Feed
+	emb     model.Embedder
+	opt     Options
+	alpha   float64
+	ids     *ids.Generator
+	log     *slog.Logger
+	idx     *chunkIndex
+	fol     *follow.Follower // applies the change log to idx
+	built   builtCache       // this process's ingestion results, until applied
+	adopter adopter          // other processes' unfinished uploads (adopt.go)
+	q       *queue
+	jobs    running
 	// createMu serializes the duplicate check and insert of a container
 	// name (H07: ten parallel creates, one success).
 	createMu sync.Mutex
@@ -125,6 +131,9 @@ func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Em
 	if opt.SourceOwner == "" {
 		opt.SourceOwner = DefaultSourceOwner
 	}
+	if opt.AdoptAfter <= 0 {
+		opt.AdoptAfter = DefaultAdoptAfter
+	}
 	s := &Service{st: st, feed: feed, emb: emb, opt: opt, alpha: 0.5, ids: ids.NewGenerator(opt.Now), log: opt.Logger,
 		idx: newChunkIndex(), q: newQueue(), lastSave: time.Now()}
 	if opt.Alpha != nil {
@@ -168,6 +177,11 @@ func Open(ctx context.Context, st persist.Store, feed *follow.Feed, emb model.Em
 			s.work(wctx)
 		}()
 	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.adopt(wctx)
+	}()
 	for _, src := range sources {
 		s.wg.Add(1)
 		go func() {
