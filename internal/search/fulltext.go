@@ -92,7 +92,8 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 	ft.target = b
 	ft.follow = feed.Follow("full-text index", b)
 	b.follow = ft.follow
-	if err := b.start(ctx); err == nil {
+	err = b.start(ctx)
+	if err == nil {
 		err = ft.follow.Start(ctx)
 	}
 	if err != nil {
