@@ -85,3 +85,40 @@ func TestKnowledgeN0(t *testing.T) {
 		}
 	}
 }
+
+// TestKnowledgeToolDeclarations: the eleven tools in reference order,
+// each a strict object schema over string, integer and number
+// parameters, with the reference's annotations.
+func TestKnowledgeToolDeclarations(t *testing.T) {
+	want := []string{"container_create", "container_list", "container_delete", "container_stats", "upload_file",
+		"bulk_upload", "list_files", "get_document", "delete_file", "bulk_delete", "search_knowledge"}
+	tools := KnowledgeTools()
+	if len(tools) != len(want) {
+		t.Fatalf("%d tools, want %d", len(tools), len(want))
+	}
+	readOnly := map[string]bool{"container_list": true, "container_stats": true, "list_files": true, "get_document": true, "search_knowledge": true}
+	destructive := map[string]bool{"container_delete": true, "delete_file": true, "bulk_delete": true}
+	for i, tool := range tools {
+		name := tool.Spec.Name
+		if name != want[i] {
+			t.Fatalf("tool %d is %s, want %s", i, name, want[i])
+		}
+		var s struct {
+			Type       string                    `json:"type"`
+			Props      map[string]map[string]any `json:"properties"`
+			Additional *bool                     `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(tool.Spec.RawInputSchema, &s); err != nil || s.Type != "object" || s.Additional == nil || *s.Additional {
+			t.Errorf("%s: schema %s", name, tool.Spec.RawInputSchema)
+		}
+		for p, ps := range s.Props {
+			if typ := ps["type"]; typ != "string" && typ != "integer" && typ != "number" {
+				t.Errorf("%s: %s has type %v", name, p, typ)
+			}
+		}
+		a := tool.Spec.Annotations
+		if *a.ReadOnlyHint != readOnly[name] || *a.DestructiveHint != destructive[name] || tool.Writes == readOnly[name] {
+			t.Errorf("%s: readOnly %v destructive %v writes %v", name, *a.ReadOnlyHint, *a.DestructiveHint, tool.Writes)
+		}
+	}
+}

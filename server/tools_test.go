@@ -126,8 +126,8 @@ func TestOptionsToolsInvalid(t *testing.T) {
 }
 
 // TestUnknownDisabledTools: a DISABLED_TOOLS name that matches no tool is
-// reported, lower-cased and once; the planned sync and knowledge tools are
-// known names and are not.
+// reported, lower-cased and once; the knowledge tools are this package's
+// own names and are not, even when the list (ContextTools) leaves them out.
 func TestUnknownDisabledTools(t *testing.T) {
 	eng := openEngine(t, contextd.Config{})
 	s, err := New(eng, Options{DisabledTools: []string{
