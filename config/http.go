@@ -40,6 +40,7 @@ func readHTTP(r *envReader, c *Config) {
 	e := c.Engine
 	def := (int64(e.MaxTotalSizeMB)<<20*4+2)/3 + 4*int64(e.MaxTextChars) + 1<<20
 	h.MaxRequestBytes = r.int64Range("MCP_MAX_REQUEST_BYTES", def, 1024, math.MaxInt64)
+	c.Server.MaxMessageBytes = h.MaxRequestBytes // stdio's cap is HTTP's
 	h.ReadTimeout = r.seconds("MCP_HTTP_READ_TIMEOUT_S", 60, 3600)
 	h.IdleTimeout = r.seconds("MCP_HTTP_IDLE_TIMEOUT_S", 120, 3600)
 

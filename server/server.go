@@ -78,6 +78,11 @@ type Options struct {
 	// Logger receives diagnostics (nil discards them). Nothing is ever
 	// written to the protocol stream.
 	Logger *slog.Logger
+	// MaxMessageBytes caps one message read on stdio, as
+	// HTTPOptions.MaxRequestBytes caps an HTTP body
+	// (MCP_MAX_REQUEST_BYTES; 0 = DefaultMaxRequestBytes): a longer one
+	// is dropped and answered with a JSON-RPC error.
+	MaxMessageBytes int64
 	// Tools are the tools to serve, in tools/list order: nil serves
 	// ContextTools(); a non-nil list is served as given (append
 	// KnowledgeTools() or another package's tools to ContextTools() to
@@ -87,12 +92,13 @@ type Options struct {
 
 // Server serves the contextd tools over MCP.
 type Server struct {
-	eng       *contextd.Engine
-	log       *slog.Logger
-	principal string
-	mcp       *mcpserver.MCPServer
-	names     []string
-	unknown   []string // see UnknownDisabledTools
+	eng        *contextd.Engine
+	log        *slog.Logger
+	principal  string
+	maxMessage int64 // Options.MaxMessageBytes
+	mcp        *mcpserver.MCPServer
+	names      []string
+	unknown    []string // see UnknownDisabledTools
 }
 
 // New builds a server over eng with the tools not disabled by opts.
@@ -100,7 +106,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if eng == nil {
 		return nil, errors.New("server: nil engine")
 	}
-	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal}
+	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal, maxMessage: opts.MaxMessageBytes}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -225,7 +231,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	st.SetContextFunc(func(ctx context.Context) context.Context {
 		return contextd.WithPrincipal(ctx, principal)
 	})
-	d := newDrainIO(ctx)
+	d := newDrainIO(ctx, s.maxMessage)
 	err := st.Listen(ctx, d.reader(in), d.writer(out))
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil

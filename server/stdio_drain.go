@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -12,17 +13,37 @@ import (
 // client that writes its requests and then closes stdin (a script, a pipe)
 // could lose the answers still being computed. drainIO holds the EOF back
 // until every request read has been answered, or ctx ends.
+//
+// It also hands the server whole lines only, each at most max bytes: a
+// longer message is read to its end and dropped, and its sender is told
+// in a JSON-RPC error (id null, as for any message whose id cannot be
+// read), so one oversized message costs neither unbounded memory nor the
+// session. Each input byte is looked at once: the search for the end of
+// a line starts where the previous read stopped (it started over at the
+// line's beginning before, so an 88 MB message took 50 s to read, in
+// 4 KB reads: quadratic).
 type drainIO struct {
 	ctx context.Context
+	max int64 // the longest message, newline excluded
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever pending changes
 	pending int
-	partial []byte // the unfinished last input line
+
+	line     []byte // the unfinished current input line
+	ready    []byte // whole lines not yet handed to the server
+	dropping int64  // >0: the current line is over max; bytes dropped so far
+	scratch  []byte
+
+	wmu sync.Mutex // one message at a time on the output
+	out io.Writer
 }
 
-func newDrainIO(ctx context.Context) *drainIO {
-	return &drainIO{ctx: ctx, changed: make(chan struct{})}
+func newDrainIO(ctx context.Context, max int64) *drainIO {
+	if max <= 0 {
+		max = DefaultMaxRequestBytes
+	}
+	return &drainIO{ctx: ctx, max: max, changed: make(chan struct{})}
 }
 
 // jsonrpcShape is the part of a JSON-RPC message that tells requests from
@@ -43,46 +64,106 @@ func (d *drainIO) add(n int) {
 	d.mu.Unlock()
 }
 
-// requests counts the requests (messages with a method and an id) among
-// the complete lines of p.
-func (d *drainIO) requests(p []byte) int {
-	d.partial = append(d.partial, p...)
-	n := 0
-	for {
-		i := bytes.IndexByte(d.partial, '\n')
+// isRequest reports whether line is a request (a message with a method
+// and an id), which the server will answer.
+func isRequest(line []byte) bool {
+	var m jsonrpcShape
+	return json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+}
+
+// take adds chunk to the input: complete lines go to ready (requests
+// counted), an over-long one is dropped and answered with an error.
+func (d *drainIO) take(chunk []byte) {
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		part := chunk
+		if i >= 0 {
+			part = chunk[:i]
+		}
+		switch {
+		case d.dropping > 0:
+			d.dropping += int64(len(part))
+		case int64(len(d.line)+len(part)) > d.max:
+			d.dropping = int64(len(d.line) + len(part))
+			d.line = nil // release it now, not at the line's end
+		default:
+			d.line = append(d.line, part...)
+		}
 		if i < 0 {
-			return n
+			return
 		}
-		var m jsonrpcShape
-		if json.Unmarshal(d.partial[:i], &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
-			n++
+		chunk = chunk[i+1:]
+		if d.dropping > 0 {
+			d.refuse(d.dropping)
+			d.dropping = 0
+			continue
 		}
-		d.partial = d.partial[i+1:]
+		if isRequest(d.line) {
+			d.add(1)
+		}
+		d.ready = append(append(d.ready, d.line...), '\n')
+		if cap(d.line) > 1<<20 {
+			d.line = nil // keep no large buffer between large messages
+		} else {
+			d.line = d.line[:0]
+		}
 	}
 }
 
-// reader passes in through, counting requests and delaying EOF.
+// refuse tells the client its message of n bytes was dropped.
+func (d *drainIO) refuse(n int64) {
+	msg := fmt.Sprintf("Message too large: %d bytes, more than the limit of %d bytes (MCP_MAX_REQUEST_BYTES); it was not read", n, d.max)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": msg}})
+	if d.out != nil {
+		_, _ = d.write(append(b, '\n'))
+	}
+}
+
+// reader hands the server whole lines of in, counting requests and
+// delaying EOF. A last line without a newline is ended with one, so the
+// server reads it now rather than together with EOF.
 func (d *drainIO) reader(in io.Reader) io.Reader {
 	return readerFunc(func(p []byte) (int, error) {
-		n, err := in.Read(p)
-		if err == io.EOF && len(d.partial)+n > 0 && n < len(p) && (n > 0 && p[n-1] != '\n' || n == 0 && len(d.partial) > 0) {
-			// Terminate a last line that has no newline, so the server
-			// reads it as a line now rather than together with EOF.
-			p[n] = '\n'
-			n, err = n+1, nil
+		for len(d.ready) == 0 {
+			if d.scratch == nil {
+				d.scratch = make([]byte, 64<<10)
+			}
+			n, err := in.Read(d.scratch)
+			d.take(d.scratch[:n])
+			if err == io.EOF && (len(d.line) > 0 || d.dropping > 0) {
+				d.take([]byte{'\n'})
+			}
+			if len(d.ready) > 0 {
+				break
+			}
+			if err != nil {
+				if err == io.EOF {
+					d.waitAnswered()
+				}
+				return 0, err
+			}
 		}
-		d.add(d.requests(p[:n]))
-		if err == io.EOF {
-			d.waitAnswered()
+		n := copy(p, d.ready)
+		d.ready = d.ready[n:]
+		if len(d.ready) == 0 {
+			d.ready = nil // a large message's buffer goes with it
 		}
-		return n, err
+		return n, nil
 	})
+}
+
+// write writes one message to the output, never interleaved with another.
+func (d *drainIO) write(p []byte) (int, error) {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	return d.out.Write(p)
 }
 
 // writer passes out through, counting the responses written.
 func (d *drainIO) writer(out io.Writer) io.Writer {
+	d.out = out
 	return writerFunc(func(p []byte) (int, error) {
-		n, err := out.Write(p)
+		n, err := d.write(p)
 		answered := 0
 		for _, line := range bytes.Split(p, []byte{'\n'}) {
 			var m jsonrpcShape
