@@ -236,6 +236,37 @@ func (e *Engine) knowledgeCaller(ctx context.Context, tool string) (Principal, p
 	return e.caller(ctx)
 }
 
+// resolver is one of the service's ways to resolve a container input:
+// Resolve (any scope), ResolveManaged (containers only) or
+// ResolveWritable (containers the caller may write).
+type resolver func(context.Context, persist.Access, string) (*knowledge.Container, error)
+
+// knowledgeContainer returns the caller's access and the container input
+// names, after the read-only check when tool is not "".
+func (e *Engine) knowledgeContainer(ctx context.Context, tool, input string, resolve resolver) (persist.Access, *knowledge.Container, error) {
+	_, acc, err := e.knowledgeCaller(ctx, tool)
+	if err != nil {
+		return acc, nil, err
+	}
+	c, err := resolve(ctx, acc, input)
+	return acc, c, err
+}
+
+// bulkContainer is knowledgeContainer for a bulk tool, after the check
+// that its array (named array) holds 1 to 100 items.
+func (e *Engine) bulkContainer(ctx context.Context, tool, array string, n int, input string) (persist.Access, *knowledge.Container, error) {
+	if err := e.CheckWritable(ctx, tool); err != nil {
+		return persist.Access{}, nil, err
+	}
+	switch {
+	case n == 0:
+		return persist.Access{}, nil, invalidf("'%s' array must not be empty.", array)
+	case n > maxKnowledgeBulk:
+		return persist.Access{}, nil, invalidf("Maximum %d files per %s call.", maxKnowledgeBulk, tool)
+	}
+	return e.knowledgeContainer(ctx, tool, input, e.know.ResolveWritable)
+}
+
 // CreateKnowledgeContainer creates a container owned by the caller
 // (container_create), with Config.DefaultVisibility.
 func (e *Engine) CreateKnowledgeContainer(ctx context.Context, req KnowledgeCreateRequest) (*KnowledgeContainer, error) {
@@ -274,11 +305,7 @@ func (e *Engine) ListKnowledgeContainers(ctx context.Context) ([]KnowledgeContai
 // DescribeKnowledgeContainer returns a container's statistics as the
 // caller sees them (container_stats); a source scope is described too.
 func (e *Engine) DescribeKnowledgeContainer(ctx context.Context, req KnowledgeContainerRequest) (*KnowledgeStats, error) {
-	_, acc, err := e.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.know.Resolve(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "", req.Container, e.know.Resolve)
 	if err != nil {
 		return nil, err
 	}
@@ -304,8 +331,7 @@ func (e *Engine) DeleteKnowledgeContainer(ctx context.Context, req KnowledgeCont
 // UploadKnowledgeFile stores one file as a Pending document and queues
 // its ingestion (upload_file). A document at the same path is replaced.
 func (e *Engine) UploadKnowledgeFile(ctx context.Context, req KnowledgeUploadRequest) (*KnowledgeUploadResponse, error) {
-	_, acc, err := e.knowledgeCaller(ctx, "upload_file")
-	if err != nil {
+	if err := e.CheckWritable(ctx, "upload_file"); err != nil {
 		return nil, err
 	}
 	name := req.FileName
@@ -322,7 +348,7 @@ func (e *Engine) UploadKnowledgeFile(ctx context.Context, req KnowledgeUploadReq
 	case req.Content == nil && req.TextContent == nil:
 		return nil, invalidf("Provide either 'content' (base64) or 'textContent' (raw text).")
 	}
-	c, err := e.know.ResolveWritable(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "upload_file", req.Container, e.know.ResolveWritable)
 	if err != nil {
 		return nil, err
 	}
@@ -362,17 +388,7 @@ func DecodeKnowledgeBase64(s string) ([]byte, error) {
 // (bulk_upload). A file refused, before or by its upload, is a result
 // with its message; the others are uploaded all the same.
 func (e *Engine) BulkUploadKnowledgeFiles(ctx context.Context, req KnowledgeBulkUploadRequest) (*KnowledgeBulkUploadResponse, error) {
-	_, acc, err := e.knowledgeCaller(ctx, "bulk_upload")
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(req.Files) == 0:
-		return nil, invalidf("'files' array must not be empty.")
-	case len(req.Files) > maxKnowledgeBulk:
-		return nil, invalidf("Maximum %d files per bulk_upload call.", maxKnowledgeBulk)
-	}
-	c, err := e.know.ResolveWritable(ctx, acc, req.Container)
+	acc, c, err := e.bulkContainer(ctx, "bulk_upload", "files", len(req.Files), req.Container)
 	if err != nil {
 		return nil, err
 	}
@@ -421,11 +437,7 @@ func refusal(err error) (string, error) {
 // ListKnowledgeFiles lists one folder of a container (list_files);
 // folders exist while a document the caller may read lies below them.
 func (e *Engine) ListKnowledgeFiles(ctx context.Context, req KnowledgeListFilesRequest) (*KnowledgeListing, error) {
-	_, acc, err := e.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.know.ResolveManaged(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "", req.Container, e.know.ResolveManaged)
 	if err != nil {
 		return nil, err
 	}
@@ -444,11 +456,7 @@ func (e *Engine) ListKnowledgeFiles(ctx context.Context, req KnowledgeListFilesR
 // GetKnowledgeDocument returns a Ready document with its text
 // (get_document); one still ingesting or failed is refused.
 func (e *Engine) GetKnowledgeDocument(ctx context.Context, req KnowledgeDocumentRequest) (*KnowledgeDocument, error) {
-	_, acc, err := e.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.know.ResolveManaged(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "", req.Container, e.know.ResolveManaged)
 	if err != nil {
 		return nil, err
 	}
@@ -463,11 +471,7 @@ func (e *Engine) GetKnowledgeDocument(ctx context.Context, req KnowledgeDocument
 // DeleteKnowledgeFile deletes one document by id (delete_file) and
 // returns it as it was, without its text.
 func (e *Engine) DeleteKnowledgeFile(ctx context.Context, req KnowledgeDocumentRequest) (*KnowledgeDocument, error) {
-	_, acc, err := e.knowledgeCaller(ctx, "delete_file")
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.know.ResolveWritable(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "delete_file", req.Container, e.know.ResolveWritable)
 	if err != nil {
 		return nil, err
 	}
@@ -483,17 +487,7 @@ func (e *Engine) DeleteKnowledgeFile(ctx context.Context, req KnowledgeDocumentR
 // BulkDeleteKnowledgeFiles deletes 1 to 100 documents of one container
 // by id (bulk_delete); an id refused is a result with its message.
 func (e *Engine) BulkDeleteKnowledgeFiles(ctx context.Context, req KnowledgeBulkDeleteRequest) (*KnowledgeBulkDeleteResponse, error) {
-	_, acc, err := e.knowledgeCaller(ctx, "bulk_delete")
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(req.FileIDs) == 0:
-		return nil, invalidf("'fileIds' array must not be empty.")
-	case len(req.FileIDs) > maxKnowledgeBulk:
-		return nil, invalidf("Maximum %d files per bulk_delete call.", maxKnowledgeBulk)
-	}
-	c, err := e.know.ResolveWritable(ctx, acc, req.Container)
+	acc, c, err := e.bulkContainer(ctx, "bulk_delete", "fileIds", len(req.FileIDs), req.Container)
 	if err != nil {
 		return nil, err
 	}
@@ -512,11 +506,7 @@ func (e *Engine) BulkDeleteKnowledgeFiles(ctx context.Context, req KnowledgeBulk
 // resolved first; then a limit the request breaks (query length, TopK,
 // MinScore) is an ErrInvalid *Error with the reference's text.
 func (e *Engine) SearchKnowledge(ctx context.Context, req KnowledgeSearchRequest) (*KnowledgeSearchResponse, error) {
-	_, acc, err := e.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.know.Resolve(ctx, acc, req.Container)
+	acc, c, err := e.knowledgeContainer(ctx, "", req.Container, e.know.Resolve)
 	if err != nil {
 		return nil, err
 	}

@@ -20,14 +20,7 @@ import (
 // ContextTools only; serve all 32 with
 //
 //	server.Options{Tools: append(server.ContextTools(), server.KnowledgeTools()...)}
-func KnowledgeTools() []Tool {
-	defs := knowledgeTools()
-	out := make([]Tool, len(defs))
-	for i, d := range defs {
-		out[i] = d.tool()
-	}
-	return out
-}
+func KnowledgeTools() []Tool { return toolsOf(knowledgeTools()) }
 
 func knowledgeTools() []*toolDef {
 	return []*toolDef{

@@ -49,8 +49,10 @@ type Tool struct {
 // ContextTools returns the tools of the MCP Context Server API reference
 // in reference order, the order of ToolNames and tools/list. Each call
 // builds them afresh, so a caller may change the slice freely.
-func ContextTools() []Tool {
-	defs := contextTools()
+func ContextTools() []Tool { return toolsOf(contextTools()) }
+
+// toolsOf builds the Tools of defs, in their order.
+func toolsOf(defs []*toolDef) []Tool {
 	out := make([]Tool, len(defs))
 	for i, d := range defs {
 		out[i] = d.tool()
