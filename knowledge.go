@@ -94,6 +94,8 @@ func (e *Engine) closeKnowledge() error {
 }
 
 // KnowledgeService is the engine's knowledge service (containers,
-// documents, ingestion and search_knowledge), for the packages inside
-// this module that serve it.
+// documents, ingestion and search_knowledge), for this module's tests and
+// tools that hold its ingestion (Pause, Resume). The knowledge operations
+// themselves are the Engine's methods (knowledge_api.go), which package
+// server's knowledge tools call.
 func (e *Engine) KnowledgeService() *knowledge.Service { return e.know }
