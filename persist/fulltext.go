@@ -3,7 +3,8 @@ package persist
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/contextd/contextd/index/query"
 )
 
 // Types shared by full-text indexing (IndexSource) and native full-text
@@ -79,45 +80,12 @@ func isOperatorWord(s, language string) bool {
 	return false
 }
 
-// queryTokens splits a query into `"[^"]*"|\S+` tokens; quoted reports
-// which tokens are quoted phrases (returned without their quotes).
-func queryTokens(q string) (toks []string, quoted []bool) {
-	i := 0
-	for i < len(q) {
-		r, size := utf8.DecodeRuneInString(q[i:])
-		if unicode.IsSpace(r) {
-			i += size
-			continue
-		}
-		if r == '"' {
-			if j := strings.IndexByte(q[i+1:], '"'); j >= 0 {
-				toks = append(toks, q[i+1:i+1+j])
-				quoted = append(quoted, true)
-				i += j + 2
-				continue
-			}
-		}
-		j := i
-		for j < len(q) {
-			r, size := utf8.DecodeRuneInString(q[j:])
-			if unicode.IsSpace(r) {
-				break
-			}
-			j += size
-		}
-		toks = append(toks, q[i:j])
-		quoted = append(quoted, false)
-		i = j
-	}
-	return toks, quoted
-}
-
 // MatchTerms applies the match-mode transform: quoted phrases are kept,
 // other tokens are split on '"' with '-' read as a space, operator words
 // are dropped for the languages that have them. The terms are ANDed; no
 // terms means no rows.
-func MatchTerms(query, language string) []QueryTerm {
-	toks, quoted := queryTokens(query)
+func MatchTerms(q, language string) []QueryTerm {
+	toks, quoted := query.Fields(q)
 	var out []QueryTerm
 	for i, t := range toks {
 		if quoted[i] {
@@ -140,8 +108,8 @@ func MatchTerms(query, language string) []QueryTerm {
 // PrefixTerms applies the prefix-mode transform: each word (trailing '*'
 // stripped, split on '"', '-' and spaces) is a prefix; a quoted phrase is
 // a phrase whose last word is a prefix. Operator words are dropped.
-func PrefixTerms(query, language string) []QueryTerm {
-	toks, quoted := queryTokens(query)
+func PrefixTerms(q, language string) []QueryTerm {
+	toks, quoted := query.Fields(q)
 	var out []QueryTerm
 	for i, t := range toks {
 		if quoted[i] {

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"strings"
 
+	"github.com/contextd/contextd/index/query"
 	"github.com/contextd/contextd/index/token"
 )
 
@@ -23,13 +24,12 @@ import (
 // OR-ed instead, negations still excluding; BM25 then ranks the chunks
 // holding more of them first. Strictly, that gave 0.250 P@3 on the
 // golden set's 22 queries in Keyword mode, against 0.977 OR-ed; the
-// fallback keeps upstream's answer whenever upstream has one. The grammar: words
-// are AND-ed; "quoted text" is a phrase (its tokens adjacent, in order; a
-// word that splits into several tokens, such as fmt.Println, is one too);
-// `or` between two items makes an OR, which binds looser than the AND
-// ("a b or c" is (a AND b) OR c); `-` before a word or a quote negates
-// it. Other punctuation only separates words, so no input is a syntax
-// error, and a query without a word matches nothing.
+// fallback keeps upstream's answer whenever upstream has one. The
+// grammar is query.Websearch's (index/query, words AND-ed, "phrases", or,
+// -negation); a phrase's tokens must be adjacent and in order, and a word
+// that splits into several tokens, such as fmt.Println, is a phrase too.
+// Other punctuation only separates words, so no input is a syntax error,
+// and a query without a word matches nothing.
 
 // kwPhrase is a sequence of adjacent terms; neg: the chunk must not hold
 // it. In the English stream an empty term is a stop word's position,
@@ -49,70 +49,20 @@ type keywordQuery struct {
 	exact, stemmed kwQuery
 }
 
-// parseKeyword reads q with websearch_to_tsquery's grammar.
+// parseKeyword reads q with websearch_to_tsquery's grammar (index/query)
+// and analyses each item into both streams.
 func parseKeyword(q string) keywordQuery {
-	type item struct {
-		text   string
-		neg    bool
-		quoted bool
-	}
-	var items []item
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case isQuerySpace(c):
-			i++
-		case c == '"' || (c == '-' && i+1 < len(q) && q[i+1] == '"'):
-			neg := c == '-'
-			if neg {
-				i++
-			}
-			end := strings.IndexByte(q[i+1:], '"')
-			if end < 0 {
-				end = len(q) - i - 1 // an unclosed quote runs to the end
-			}
-			items = append(items, item{text: q[i+1 : i+1+end], neg: neg, quoted: true})
-			i += end + 2
-		default:
-			j := i
-			for j < len(q) && !isQuerySpace(q[j]) && q[j] != '"' {
-				j++
-			}
-			w := q[i:j]
-			neg := strings.HasPrefix(w, "-")
-			items = append(items, item{text: strings.TrimLeft(w, "-"), neg: neg})
-			i = j
-		}
-	}
-	var groups [][]item
-	var cur []item
-	orPending := false
-	for _, it := range items {
-		if !it.quoted && !it.neg && strings.EqualFold(it.text, "or") {
-			// An operator only between two items; elsewhere it is dropped.
-			orPending = len(cur) > 0
-			continue
-		}
-		if orPending {
-			groups = append(groups, cur)
-			cur = nil
-			orPending = false
-		}
-		cur = append(cur, it)
-	}
-	if len(cur) > 0 {
-		groups = append(groups, cur)
-	}
+	groups := query.Websearch(q)
 	var kq keywordQuery
 	for _, g := range groups {
 		var ex, st []kwPhrase
 		for _, it := range g {
 			var toks []string
-			token.Scan(it.text, nil, func(_, _ int, term []byte) { toks = append(toks, string(term)) })
+			token.Scan(it.Text, nil, func(_, _ int, term []byte) { toks = append(toks, string(term)) })
 			if len(toks) == 0 {
 				continue
 			}
-			ex = append(ex, kwPhrase{terms: toks, neg: it.neg})
+			ex = append(ex, kwPhrase{terms: toks, neg: it.Neg})
 			stems := make([]string, len(toks))
 			for k, t := range toks {
 				if !englishStop[t] {
@@ -127,7 +77,7 @@ func parseKeyword(q string) keywordQuery {
 				stems = stems[:len(stems)-1]
 			}
 			if len(stems) > 0 {
-				st = append(st, kwPhrase{terms: stems, neg: it.neg})
+				st = append(st, kwPhrase{terms: stems, neg: it.Neg})
 			}
 		}
 		if len(ex) > 0 {
@@ -139,9 +89,6 @@ func parseKeyword(q string) keywordQuery {
 	}
 	return kq
 }
-
-// isQuerySpace reports whether c separates a query's items.
-func isQuerySpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // resolve looks q's terms up in v; it must run before matches.
 func (q kwQuery) resolve(v *vocab) {

@@ -2,11 +2,11 @@ package rank
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextd/contextd/index/query"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -82,14 +82,12 @@ func (h Hybrid) Fuse(method string, k int, text []TextHit, vec []VectorHit) ([]C
 // LegDepth is how many candidates each leg ranks.
 func (h Hybrid) LegDepth() int { return Depth * h.Overfetch }
 
-var hybridTokenRe = regexp.MustCompile(`"[^"]*"|\S+`)
-
 // AdaptiveQuery is the full-text leg's query (R-362): a query of at least
 // threshold significant tokens becomes the boolean OR of its sanitized
 // terms (quoted phrases kept, hyphenated pieces quoted as a phrase);
 // otherwise the raw query runs in match mode.
-func AdaptiveQuery(q string, threshold int) (query, mode string, significant int) {
-	toks := hybridTokenRe.FindAllString(q, -1)
+func AdaptiveQuery(q string, threshold int) (text, mode string, significant int) {
+	toks, _ := query.Fields(q)
 	var terms []string
 	for _, t := range toks {
 		inner := strings.Trim(t, `"`)
