@@ -23,7 +23,7 @@ import (
 // same vectors: our HNSW (defaults, and efSearch 256 for a higher-recall
 // point), our exact scan, sqlite-vec v0.1.9 (vec0 table bundled in
 // modernc.org/sqlite, pure Go) and github.com/coder/hnsw v0.6.1 (a
-// benchmark peer only; see ../shared/spec/dependencies.md). Two vector
+// benchmark peer only; see docs/architecture.md). Two vector
 // sets: the GloVe sentence vectors of recall_glove_test.go (100-d, real
 // text) and the clustered synthetic 384-d vectors of BenchmarkCompare
 // (seed 1). Sizes come from CONTEXTD_VECTOR_BENCH_N (benchSizes; 10k by

@@ -61,7 +61,7 @@ func quantiles(ds []time.Duration) (float64, float64) {
 
 // BenchmarkCompare measures, in one run on the same vectors: our HNSW,
 // the exact scan, and github.com/coder/hnsw v0.6.1 (a peer only — see
-// ../shared/spec/dependencies.md for why it is not used). It reports
+// docs/architecture.md for why it is not used). It reports
 // build rate, query median and p99, recall@10 against the exact scan, and
 // heap bytes per vector. b.N counts queries.
 //

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,7 +28,8 @@ environment, as for the server. Progress goes to stderr.
 
   --size N      entries (default 1000; 10000 and 100000 are the README's)
   --json        print JSON instead of Markdown tables
-  -data DIR     the shared eval folder holding cranfield/ (default ../shared/eval)
+  -data DIR     a folder holding cranfield/ (default testdata of the clone
+                the command runs in)
   --queries N   calls per search measurement (default 100; grep makes half)
   --backend B   in-process, native or both (default both)
   --json-file F also write the JSON report to F (one run, both forms)
@@ -57,7 +57,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.Usage = func() {}
 	size := fs.Int("size", 1000, "entries")
 	asJSON := fs.Bool("json", false, "print JSON")
-	data := fs.String("data", filepath.Join("..", "shared", "eval"), "eval folder")
+	data := fs.String("data", repoData("testdata"), "eval folder")
 	queries := fs.Int("queries", 100, "calls per search measurement")
 	backend := fs.String("backend", "both", "in-process, native or both")
 	keep := fs.String("keep", "", "build the databases under this folder and keep them")

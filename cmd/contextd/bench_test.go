@@ -1,6 +1,6 @@
 package main
 
-// contextd bench at a tiny size (issue 17): the command runs end to end on
+// contextd bench at a tiny size: the command runs end to end on
 // both backends and prints every row of the table with a figure in each
 // backend's column, and --json carries the same rows.
 

@@ -38,8 +38,8 @@ const evalUsage = `usage: contextd eval cranfield [-data DIR]
               also on the odd-numbered queries (for choosing settings) and
               the even-numbered ones (for reporting)
   paraphrase  top-1/5/10 on the paraphrase set (testdata/paraphrase)
-  -data DIR   the collection's folder; default ../shared/eval/cranfield
-              or testdata/paraphrase
+  -data DIR   the collection's folder; default testdata/cranfield or
+              testdata/paraphrase of the clone the command runs in
 `
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -56,14 +56,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "contextd eval: unknown collection %q\n%s", args[0], evalUsage)
 		return exitUsage
 	}
-	data, code := parseEvalFlags("cranfield", evalUsage, filepath.Join("..", "shared", "eval", "cranfield"), args[1:], stdout, stderr)
+	data, code := parseEvalFlags("cranfield", evalUsage, repoData(filepath.Join("testdata", "cranfield")), args[1:], stdout, stderr)
 	if code >= 0 {
 		return code
 	}
 	return evalIn(stderr, func(dir string) error {
 		col, err := loadCranfield(data)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (%s)", err, dataHint)
 		}
 		runs, err := evaluateCranfield(ctx, col, dir)
 		if err != nil {

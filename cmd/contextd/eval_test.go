@@ -11,8 +11,8 @@ import (
 	"github.com/contextd/contextd/internal/testtier"
 )
 
-// cranfieldDir is the shared evaluation data, seen from this package.
-const cranfieldDir = "../../../shared/eval/cranfield"
+// cranfieldDir is the Cranfield collection in the repository's testdata.
+const cranfieldDir = "../../testdata/cranfield"
 
 // TestCranfieldEval runs `contextd eval cranfield` as CI does: both search
 // backends over the 1,400 documents and 225 queries. It holds the measured
@@ -20,12 +20,7 @@ const cranfieldDir = "../../../shared/eval/cranfield"
 // the two backends' top-10 sets overlap by at least 70% on average.
 func TestCranfieldEval(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
-		// CI always has ../shared beside the clone: there a missing
-		// collection is a broken set-up, not a reason to skip.
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Cranfield data not found at %s: %v", cranfieldDir, err)
-		}
-		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
+		t.Fatalf("Cranfield data not found at %s (it is part of the repository): %v", cranfieldDir, err)
 	}
 	// A minute and more on two cores (twelve runs over both backends), so
 	// the evaluation is in the long tier, which CI runs.
@@ -72,7 +67,7 @@ func TestCranfieldEval(t *testing.T) {
 	// The default configuration's searches (reranked) beat BM25 alone by
 	// 0.01 on the whole set and on the reporting half; hybrid search
 	// without a reranker is not below BM25 on the whole set nor on the
-	// reporting half, on either backend (issue 12).
+	// reporting half, on either backend.
 	bm25, _ := findRun(runs, "in-process", "fts")
 	for _, m := range []string{"hybrid+rerank", "fts+rerank"} {
 		h, _ := findRun(runs, "in-process", m)

@@ -1,6 +1,6 @@
 package main
 
-// Fault tests of issue 17 not covered elsewhere (SIGKILL during batched
+// Fault tests not covered elsewhere (SIGKILL during batched
 // writes: TestKillLosesNoAcknowledgedWrite; during ingestion:
 // TestIngestCrashConverges; during full-text indexing:
 // TestFTSRestartAfterKill; during index snapshotting:

@@ -6,7 +6,7 @@
 // snapshots, and memory (RSS, Go heap, and the Go heap by component from
 // a heap profile), for each search backend side by side.
 //
-//	rep, err := bench.Run(ctx, bench.Options{Size: 10_000, DataDir: "../shared/eval"})
+//	rep, err := bench.Run(ctx, bench.Options{Size: 10_000, DataDir: "testdata"})
 //	if err == nil {
 //		rep.Markdown(os.Stdout) // or rep.JSON(os.Stdout)
 //	}

@@ -23,7 +23,7 @@ type Report struct {
 	Rows      []Row    `json:"rows"`
 	Memory    []Point  `json:"memory"`
 	ElapsedS  float64  `json:"elapsed_s"`
-	// Targets holds issue 17's verdicts by backend (filled by JSON).
+	// Targets holds the targets' verdicts by backend (filled by JSON).
 	Targets map[string][]Check `json:"targets,omitempty"`
 }
 

@@ -25,7 +25,7 @@ import (
 // default; Size is required.
 type Options struct {
 	Size    int    // entries to store
-	DataDir string // holds cranfield/ (the shared eval folder); "" = Go doc comments only
+	DataDir string // holds cranfield/ (testdata of a clone); "" = Go doc comments only
 	// Backends are the SEARCH_BACKEND values to measure, in order; nil =
 	// in-process then native.
 	Backends []string

@@ -5,7 +5,7 @@
 // embedder lab (model/builtin/internal/embedlab) share it, so their
 // figures are computed alike.
 //
-//	col, err := cranfield.Load("../shared/eval/cranfield")
+//	col, err := cranfield.Load("testdata/cranfield")
 //	score := cranfield.NDCG(rankedDocNums, col.Qrels[1], 10)
 package cranfield
 

@@ -50,7 +50,7 @@ func main() {
 	}
 	fs := flag.NewFlagSet("embedlab "+os.Args[1], flag.ExitOnError)
 	dir := fs.String("dir", "/tmp/embedlab", "folder of the lab's files")
-	cran := fs.String("cranfield", "../shared/eval/cranfield", "Cranfield collection folder")
+	cran := fs.String("cranfield", "testdata/cranfield", "Cranfield collection folder")
 	para := fs.String("paraphrase", "testdata/paraphrase", "paraphrase set folder")
 	table := fs.String("table", "model/builtin/embeddata/glove-wink-100k.wv", "the built-in word-vector table")
 	words := fs.Int("words", 100000, "export: how many of the table's most frequent words")
