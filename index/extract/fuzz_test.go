@@ -69,7 +69,7 @@ func seed(f *testing.F, name string) []byte {
 }
 
 func FuzzPDF(f *testing.F) {
-	fuzzExtractor(f, PDF, "f.pdf", seed(f, "handbook.pdf"), seed(f, "libreoffice/report.pdf"), []byte("%PDF-1.4\n%corrupted"), []byte("%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
+	fuzzExtractor(f, PDF, "f.pdf", seed(f, "handbook.pdf"), seed(f, "libreoffice/report.pdf"), cyclicPDF(), []byte("%PDF-1.4\n%corrupted"), []byte("%PDF-1.7\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
 }
 
 func FuzzDOCX(f *testing.F) {

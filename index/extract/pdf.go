@@ -19,14 +19,14 @@ import (
 // text object came out glued: "Quarterly ReportThe zebra"). Measured on
 // the LibreOffice fixtures of testdata/: every word and non-ASCII letter
 // comes back in reading order, one text line a line, in under a
-// millisecond per page. The library
-// panics on some malformed input; As recovers that into ErrMalformed.
-// Encrypted PDFs need a password and are refused as malformed.
+// millisecond per page. The library panics on some malformed input;
+// pageText and As recover that into ErrMalformed. Encrypted PDFs need a
+// password and are refused as malformed.
 func extractPDF(ctx context.Context, _ string, data []byte, opt Options) (*Document, error) {
 	if !bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\n\f\r "), []byte("%PDF-")) {
 		return nil, malformed(PDF, "no %PDF- header")
 	}
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	r, err := pdf.NewReader(newInterruptible(ctx, bytes.NewReader(data), len(data)), int64(len(data)))
 	if err != nil {
 		return nil, malformed(PDF, err.Error())
 	}
