@@ -9,4 +9,7 @@
 //
 // The test uploads the corpus through the knowledge service of an engine
 // with the built-in embedder and reports MRR@10 and recall@10 per mode.
+// agree_test.go stores the corpus's paragraphs both as context entries and
+// as knowledge documents and compares the two hybrid rankings under the
+// same fusion.
 package keval
