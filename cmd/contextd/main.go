@@ -62,6 +62,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runBench(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "migrate":
 			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "docs":
+			return runDocs(ctx, args[1:], stdout, stderr)
 		case "reembed": // the name before `migrate`, kept as an alias
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
@@ -203,7 +205,8 @@ const usage = `usage: contextd [command]
 
 With no command, contextd serves MCP on stdio (or streamable HTTP with
 MCP_TRANSPORT=http). Configuration comes from the environment (DB_PATH,
-ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see README.md); a bad value exits 78.
+ACCESS_CONTROL_*, DISABLED_TOOLS, ...; see docs/configuration.md); a bad
+value exits 78.
 
 commands:
   version   print the version
@@ -211,6 +214,9 @@ commands:
   eval cranfield [-data DIR]
             measure ranking on Cranfield (full-text, semantic and hybrid
             search, both search backends)
+  eval paraphrase [-data DIR]
+            measure how often a paraphrased query finds what it means
+            (top-1/5/10 on testdata/paraphrase)
   ingest PATH --thread kb:NAME [flags]
             sync a folder of documents (Markdown, text, code, HTML,
             PDF, DOCX, PPTX, CSV, JSON) into a corpus thread
@@ -222,6 +228,8 @@ commands:
             (TurboQuant codes) or back to float32, or regenerate them
             with the configured embedding model; stop the server first
             (contextd reembed is migrate reembed)
+  docs [-out DIR] [-check]
+            generate docs/tools.md and docs/configuration.md from the code
 
 Every command answers -h or --help with its usage.
 `
