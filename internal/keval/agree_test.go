@@ -10,7 +10,6 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/knowledge"
-	"github.com/contextd/contextd/model/builtin"
 )
 
 // paragraphs are the corpus's prose paragraphs (headings dropped), each a
@@ -49,19 +48,8 @@ type both struct {
 func openBoth(t *testing.T, texts []string) *both {
 	t.Helper()
 	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "eval"})
-	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(t.TempDir(), "k.db"),
-		Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}},
-		Hybrid:    contextd.HybridConfig{SemanticWeight: 0.5, Fusion: "convex"},
+	eng, svc, c := openContainer(t, contextd.Config{Hybrid: contextd.HybridConfig{SemanticWeight: 0.5, Fusion: "convex"},
 		Knowledge: contextd.KnowledgeConfig{Alpha: new(0.5)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close() })
-	svc := eng.KnowledgeService()
-	c, err := svc.Create(ctx, acc, nil, "paras", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i, p := range texts {
 		if _, err := eng.Store(ctx, contextd.StoreRequest{ThreadID: "paras", Source: "agent", Text: p}); err != nil {
 			t.Fatal(err)

@@ -45,23 +45,31 @@ type corpus struct {
 
 var acc = persist.Access{Principal: "eval"}
 
-// openCorpus uploads testdata/corpus into a new engine whose Hybrid
-// fusion weighs the semantic leg by alpha (nil: the default).
-func openCorpus(t testing.TB, alpha *float64) *corpus {
+// openContainer opens an engine with the built-in embedder and the
+// knowledge and hybrid settings of cfg, and creates container "eval".
+func openContainer(t testing.TB, cfg contextd.Config) (*contextd.Engine, *knowledge.Service, *knowledge.Container) {
 	t.Helper()
-	ctx := context.Background()
-	eng, err := contextd.Open(ctx, contextd.Config{DBPath: filepath.Join(t.TempDir(), "k.db"),
-		Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}},
-		Knowledge: contextd.KnowledgeConfig{Alpha: alpha}})
+	cfg.DBPath = filepath.Join(t.TempDir(), "k.db")
+	cfg.Embedding.Embedder = &builtin.Embedder{}
+	eng, err := contextd.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
 	svc := eng.KnowledgeService()
-	c, err := svc.Create(ctx, acc, nil, "gantry", "")
+	c, err := svc.Create(context.Background(), acc, nil, "eval", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return eng, svc, c
+}
+
+// openCorpus uploads testdata/corpus into a new engine whose Hybrid
+// fusion weighs the semantic leg by alpha (nil: the default).
+func openCorpus(t testing.TB, alpha *float64) *corpus {
+	t.Helper()
+	ctx := context.Background()
+	_, svc, c := openContainer(t, contextd.Config{Knowledge: contextd.KnowledgeConfig{Alpha: alpha}})
 	files, err := filepath.Glob("testdata/corpus/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("corpus: %v (%d files)", err, len(files))
