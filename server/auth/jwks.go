@@ -149,15 +149,23 @@ func (k jwk) publicKey() (crypto.PublicKey, error) {
 		default:
 			return nil, fmt.Errorf("unsupported curve %q", k.Crv)
 		}
-		x, err := b64int(k.X)
-		if err != nil {
-			return nil, err
+		// The uncompressed point 0x04 || X || Y, each coordinate its
+		// curve's size (left-padded: some issuers drop leading zeros);
+		// the parser also checks the point is on the curve.
+		size := (curve.Params().BitSize + 7) / 8
+		point := []byte{4}
+		for _, c := range []string{k.X, k.Y} {
+			b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(c, "="))
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > size {
+				return nil, errors.New("bad EC key: coordinate too long")
+			}
+			point = append(point, make([]byte, size-len(b))...)
+			point = append(point, b...)
 		}
-		y, err := b64int(k.Y)
-		if err != nil {
-			return nil, err
-		}
-		return &ecdsa.PublicKey{Curve: curve, X: x, Y: y}, nil
+		return ecdsa.ParseUncompressedPublicKey(curve, point)
 	case "OKP":
 		if k.Crv != "Ed25519" {
 			return nil, fmt.Errorf("unsupported curve %q", k.Crv)
