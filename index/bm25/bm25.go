@@ -1,10 +1,11 @@
 // Package bm25 is the Okapi BM25 term weight, the one formula behind
-// every lexical score of contextd: the full-text index's BM25 stage
-// (index), knowledge Keyword search (internal/knowledge) and the built-in
-// reranker's lexical features (model/builtin). It is a leaf package so
-// that the embedder's module need not link the full-text index.
+// every lexical score contextd computes itself (the native backends
+// score with FTS5's bm25() and ts_rank): the full-text index's BM25 stage
+// and pruning bounds (index), knowledge Keyword search
+// (internal/knowledge) and the built-in reranker (model/builtin). It is
+// a leaf package so that model/builtin need not link the full-text index.
 //
-// As Lucene and Elasticsearch define it:
+// As Lucene and Elasticsearch define it, a term's weight is IDF · TF:
 //
 //	weight(t, d) = idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 − b + b · dl(d) / avgdl))
 //	idf(t)       = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
@@ -41,12 +42,6 @@ func TF(tf, docLen, avgLen float64) float64 {
 	return tf * (K1 + 1) / (tf + K1*(1-B+B*docLen/avgLen))
 }
 
-// Weight is one term's contribution to a document's score:
-// IDF(df, n) · TF(tf, docLen, avgLen).
-func Weight(tf, df, n, docLen, avgLen float64) float64 {
-	return IDF(df, n) * TF(tf, docLen, avgLen)
-}
-
-// MaxTF is the bound of TF, k1 + 1: the most one occurrence-weighted term
-// can add to a document's score, times its idf.
+// MaxTF is the bound of TF, k1 + 1: times its idf, the most one term can
+// add to a document's score.
 const MaxTF = K1 + 1
