@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/goroot"
 )
 
 // realParagraphs returns the prose paragraphs of the Go distribution's
@@ -25,7 +25,7 @@ func realParagraphs(b *testing.B) []string {
 	var paras []string
 	tag := regexp.MustCompile(`<[^>]*>`)
 	for _, name := range []string{"go_spec.html", "go_mem.html", "godebug.md", "asm.html"} {
-		raw, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "doc", name))
+		raw, err := os.ReadFile(filepath.Join(goroot.Dir(), "doc", name))
 		if err != nil {
 			continue
 		}
@@ -38,7 +38,7 @@ func realParagraphs(b *testing.B) []string {
 		}
 	}
 	if len(paras) < 100 {
-		b.Skipf("Go documentation not found under %s/doc", runtime.GOROOT())
+		b.Skipf("Go documentation not found under %s/doc", goroot.Dir())
 	}
 	return paras
 }

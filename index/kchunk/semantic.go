@@ -63,10 +63,9 @@ func (c *chunker) semantic() ([]Chunk, error) {
 		threshold = percentile(dist, semanticBreakPercentile)
 	}
 	type group struct {
-		s      span
-		first  int
-		last   int
-		merged bool
+		s     span
+		first int
+		last  int
 	}
 	var groups []group
 	first := 0

@@ -66,15 +66,6 @@ var (
 	thematic    = regexp.MustCompile(`^ {0,3}(?:\*(?:[ \t]*\*){2,}|_(?:[ \t]*_){2,}|-(?:[ \t]*-){2,})[ \t]*$`)
 )
 
-// lineKind classifies the lines outside fences.
-type lineKind uint8
-
-const (
-	kOrdinary lineKind = iota
-	kFenced            // inside a closed fence, or one of its fence lines
-	kATX
-)
-
 // fences marks the lines of closed fenced code blocks. An opener without a
 // closer is an ordinary line.
 func fences(l *Lines) []bool {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
+	"github.com/contextd/contextd/internal/goroot"
 	"github.com/contextd/contextd/internal/testcorpus"
 )
 
@@ -48,7 +48,7 @@ func LoadCorpus(dataDir string, size int) (*Corpus, error) {
 		}
 	}
 	texts, err := testcorpus.ReadParagraphs(size) // not kept process-wide: the bench drops it once stored
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot.Dir(), "src")
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading the Go source tree at %s: %v (install Go, set GOROOT, or use a size Cranfield covers with -data)", ErrNoCorpus, root, err)
 	}

@@ -69,19 +69,6 @@ func (x *chunkIndex) indexChunks(chunks []Chunk, vecs [][]float32) (out []indexe
 	return out, total
 }
 
-// get returns a copy of document id's state without its chunks.
-func (x *chunkIndex) get(id string) (docIndex, bool) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	d := x.docs[id]
-	if d == nil {
-		return docIndex{}, false
-	}
-	c := *d
-	c.chunks = nil
-	return c, true
-}
-
 // keepChunks reports whether id's indexed chunks were built from the
 // text with hash for upload job, so a change that left both alone (a
 // grant, a status the chunks do not depend on) need not rebuild them.

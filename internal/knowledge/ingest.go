@@ -261,13 +261,6 @@ func (s *Service) ingest(ctx context.Context, j job) error {
 // indexedAtLayout is how record.IndexedAt is written.
 const indexedAtLayout = "2006-01-02T15:04:05.000Z"
 
-func statusOf(failure string) string {
-	if failure != "" {
-		return Failed
-	}
-	return Ready
-}
-
 func (s *Service) model() (string, int) {
 	if s.emb == nil {
 		return "", 0

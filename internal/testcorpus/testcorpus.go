@@ -14,9 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/contextd/contextd/internal/goroot"
 )
 
 var (
@@ -35,7 +36,7 @@ func all() ([]string, error) {
 // walk reads every doc-comment paragraph of the Go source tree.
 func walk() ([]string, error) {
 	var out []string
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot.Dir(), "src")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

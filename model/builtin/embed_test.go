@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/contextd/contextd/internal/goroot"
 	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
@@ -29,7 +29,7 @@ func embCos(a, b []float32) float64 {
 // them about cars.
 func embDistractors(t *testing.T, n int) []string {
 	t.Helper()
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot.Dir(), "src")
 	carWords := regexp.MustCompile(`(?i)\b(cars?|automobiles?|vehicles?|trucks?|motors?|autos?)\b`)
 	var out []string
 	seen := map[string]bool{}

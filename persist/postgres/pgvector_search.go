@@ -36,7 +36,7 @@ const (
 	// server scans far faster, so the floor keeps exact answers where
 	// their cost is small there, not where PGlite would break even.
 	minExactScan   int64 = 2000
-	exactScanRatio       = 32
+	exactScanRatio int64 = 32
 	// efSearchMax is pgvector's largest hnsw.ef_search; kMax bounds the
 	// chunks one HNSW statement returns (pgvector's default
 	// hnsw.max_scan_tuples, the most an iterative scan visits).

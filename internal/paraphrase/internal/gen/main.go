@@ -17,10 +17,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/contextd/contextd/internal/goroot"
 )
 
 func main() {
-	root := flag.String("goroot", runtime.GOROOT(), "Go installation whose src is read")
+	root := flag.String("goroot", goroot.Dir(), "Go installation whose src is read")
 	n := flag.Int("n", 450, "paragraphs to keep")
 	out := flag.String("out", "testdata/paraphrase/distractors.txt", "output, one paragraph a line")
 	flag.Parse()
