@@ -62,6 +62,7 @@ type Problem struct {
 
 // ParseMetaKey validates a metadata key and splits it into its path.
 func ParseMetaKey(key string) ([]string, error) {
+	//lint:ignore ST1005 the reference server's exact message, which callers match
 	bad := fmt.Errorf("Invalid metadata key: %s. Only alphanumeric characters, dots, underscores, and hyphens are allowed.", key)
 	if strings.TrimSpace(key) == "" || !metaKeyRe.MatchString(key) {
 		return nil, bad
@@ -246,6 +247,10 @@ func BuildFilter(f FilterSpec) (*Filter, *Problem, error) {
 	}
 	b := &Filter{}
 	b.ThreadID, b.Source, b.ContentType = f.ThreadID, f.Source, f.ContentType
+	// Without a thread_id the search tools leave the knowledge threads
+	// out; naming one (persist.IsKnowledgeThread) searches it like any
+	// thread (persist/knowledge.go).
+	b.OmitKnowledge = f.ThreadID == ""
 	for _, s := range []string{f.ThreadID, f.Source, f.ContentType} {
 		if s != "" {
 			b.Applied++

@@ -80,7 +80,7 @@ func main() {
 // starts.
 type corpus struct {
 	texts                        []string
-	cranDocs, cranQueries        int // offsets in texts
+	cranQueries                  int // offset of the queries in texts (the documents start at 0)
 	cranQrels                    map[int]map[int]int
 	docNums                      []int // Cranfield document numbers, as the qrels use them
 	nDocs, nQueries              int
