@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/kgolden"
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
@@ -101,19 +101,16 @@ func (c *corpus) ask(t testing.TB, q question, mode string) scores {
 	if err != nil {
 		t.Fatalf("%s %q: %v", mode, q.Q, err)
 	}
-	var s scores
-	seen := map[string]bool{}
+	names := make([]string, len(res.Hits))
 	for i, h := range res.Hits {
-		if !slices.Contains(q.Rel, h.Name) {
-			continue
-		}
-		if s.rr == 0 {
-			s.rr = 1 / float64(i+1)
-		}
-		seen[h.Name] = true
+		names[i] = h.Name
 	}
-	s.recall = float64(len(seen)) / float64(len(q.Rel))
-	return s
+	grades := map[string]int{}
+	for _, r := range q.Rel {
+		grades[r] = 1
+	}
+	// The rank is the first relevant chunk's; recall counts files.
+	return scores{rr: kgolden.ReciprocalRank(names, grades), recall: kgolden.RecallAt(kgolden.Dedupe(names), grades, 10)}
 }
 
 // subset names a group of questions: a half (even "tune", odd "check")
