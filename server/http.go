@@ -47,6 +47,11 @@ type HTTPOptions struct {
 	// IdleTimeout closes a keep-alive connection idle this long
 	// (MCP_HTTP_IDLE_TIMEOUT_S, default 120 s).
 	IdleTimeout time.Duration
+	// WriteTimeout bounds writing each part of a response, counted from
+	// when it is written, not from the request (MCP_HTTP_WRITE_TIMEOUT_S,
+	// default DefaultWriteTimeout): a client that does not read its answer
+	// within it is disconnected and the answer's memory released.
+	WriteTimeout time.Duration
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -61,6 +66,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 120 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
 	}
 	return o
 }
@@ -81,7 +89,8 @@ func (o HTTPOptions) Addr() string {
 // authentication, and GET /health (unauthenticated) answering
 // {"status":"ok"}. The streamable server keeps mcp-go's DNS-rebinding
 // protection: a request over loopback must carry a loopback Host. Bodies
-// over o.MaxRequestBytes are answered 413.
+// over o.MaxRequestBytes are answered 413; a client that does not read
+// its answer within o.WriteTimeout is disconnected.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	return s.httpHandler(o, newBodyGuard(o.MaxRequestBytes, o.ReadTimeout))
@@ -122,7 +131,7 @@ func (s *Server) httpHandler(o HTTPOptions, guard *bodyGuard) http.Handler {
 	// mcp-go reads the whole body before parsing it: the guard's
 	// MaxBytesReader is what bounds that read.
 	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(mcpHandler)))
-	return mux
+	return writeDeadline{timeout: o.WriteTimeout}.wrap(mux)
 }
 
 // ServeHTTPListener serves the HTTP surface on ln until ctx is cancelled,
