@@ -23,8 +23,8 @@ import (
 // line's beginning before, so an 88 MB message took 50 s to read, in
 // 4 KB reads: quadratic).
 type drainIO struct {
-	ctx context.Context
-	max int64 // the longest message, newline excluded
+	done <-chan struct{} // the session's context's: stop waiting for answers
+	max  int64           // the longest message, newline excluded
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever pending changes
@@ -43,7 +43,7 @@ func newDrainIO(ctx context.Context, max int64) *drainIO {
 	if max <= 0 {
 		max = DefaultMaxRequestBytes
 	}
-	return &drainIO{ctx: ctx, max: max, changed: make(chan struct{})}
+	return &drainIO{done: ctx.Done(), max: max, changed: make(chan struct{})}
 }
 
 // jsonrpcShape is the part of a JSON-RPC message that tells requests from
@@ -186,7 +186,7 @@ func (d *drainIO) waitAnswered() {
 		}
 		select {
 		case <-changed:
-		case <-d.ctx.Done():
+		case <-d.done:
 			return
 		}
 	}

@@ -30,7 +30,7 @@ const (
 
 // interruptible is an io.ReaderAt that stops the parse reading it.
 type interruptible struct {
-	ctx   context.Context
+	done  <-chan struct{} // the extraction's context's
 	r     io.ReaderAt
 	left  int
 	limit int
@@ -38,12 +38,14 @@ type interruptible struct {
 
 func newInterruptible(ctx context.Context, r io.ReaderAt, size int) *interruptible {
 	n := max(minReads, maxReadsPer*size)
-	return &interruptible{ctx: ctx, r: r, left: n, limit: n}
+	return &interruptible{done: ctx.Done(), r: r, left: n, limit: n}
 }
 
 func (x *interruptible) ReadAt(p []byte, off int64) (int, error) {
-	if x.ctx.Err() != nil {
+	select {
+	case <-x.done:
 		panic(errInterrupted)
+	default:
 	}
 	if x.left--; x.left < 0 {
 		panic(errReadBudget)
