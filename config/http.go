@@ -52,7 +52,7 @@ func readHTTP(r *envReader, c *Config) {
 	if ac.Provider == "simple_token" {
 		v, ok := r.lookup("MCP_AUTH_TOKEN")
 		if !ok {
-			r.fail("MCP_AUTH_TOKEN", "", "MCP_AUTH_TOKEN is required for SimpleTokenVerifier. Set via environment variable or .env file.")
+			r.fail("MCP_AUTH_TOKEN", "", "MCP_AUTH_TOKEN is required for SimpleTokenVerifier: set it in the environment of the server")
 			return
 		}
 		ac.Token = v

@@ -35,7 +35,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 		want    string
 	}{
 		{"simple_token without token", map[string]string{"MCP_AUTH_PROVIDER": "simple_token"}, "MCP_AUTH_TOKEN",
-			"MCP_AUTH_TOKEN is required for SimpleTokenVerifier. Set via environment variable or .env file."},
+			"MCP_AUTH_TOKEN is required for SimpleTokenVerifier: set it in the environment of the server"},
 		{"simple_token empty", map[string]string{"MCP_AUTH_PROVIDER": "simple_token", "MCP_AUTH_TOKEN": ""}, "MCP_AUTH_TOKEN",
 			"MCP_AUTH_TOKEN cannot be empty."},
 		{"jwt neither", map[string]string{"MCP_AUTH_PROVIDER": "jwt"}, "MCP_AUTH_JWT_PUBLIC_KEY", "needs MCP_AUTH_JWT_PUBLIC_KEY or MCP_AUTH_JWT_JWKS_URI"},

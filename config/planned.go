@@ -15,12 +15,17 @@ import (
 	"github.com/contextd/contextd/quant"
 )
 
-// Planned holds the settings of the reference's features this build does
-// not carry yet, validated like every other variable so that a deployment
-// file means today what it will mean once they are built: a bad value
-// exits 78 naming the variable now, not later. The feature, when built,
-// reads its settings from here; until then nothing else does (each field
-// names its feature in the README table).
+// Planned holds settings kept apart from the engine's configuration. Two
+// groups serve built features: Compression (the engine's compression
+// settings are read with it) and PostgreSQL (turned into the store's
+// connection string and options). The rest belong to features of the
+// reference this build does not carry yet (Ollama model pulls,
+// metadata-index reconciliation, the write queue, retries, the circuit
+// breaker, the ONNX reranker, the Azure, Hugging Face and Voyage
+// embedders, LangSmith tracing). They are validated like every other
+// variable, so that a deployment file means today what it will mean once
+// they are built: a bad value exits 78 naming the variable now, not
+// later. docs/configuration.md marks each of them "not yet built".
 type Planned struct {
 	Compression Compression
 	// OllamaAutoPull (OLLAMA_AUTO_PULL, default true) and OllamaPullTimeout

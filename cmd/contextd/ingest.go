@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,7 +41,8 @@ text, source code, HTML, PDF, DOCX, PPTX, CSV and JSON files become one
 entry each (source id = path relative to PATH), kept in line by
 plan_context_sync: new files are stored, changed ones updated, removed
 ones deleted. .gitignore and .contextignore files are honoured. A file
-that cannot be read in this run is kept as stored, never deleted.
+that cannot be read in this run is not stored, and the entry an earlier
+run stored for it, if any, is left as it is (never deleted).
 
 Without --server it opens the local database (DB_PATH and the rest of the
 environment, as the server does); with --server it calls a running
@@ -66,7 +68,9 @@ flags:
   --timeout D         give up extracting one file after D (default 30s)
 
 Exit codes: 0 in line, 3 done but some files failed (listed), 2 usage,
-78 configuration, 1 the sync stopped (rerun: it resumes from the plan).
+78 configuration (an invalid variable, a database that cannot be reached,
+a token --server refuses), 1 the sync stopped (rerun: it resumes from the
+plan).
 `
 
 // multiFlag is a repeatable string flag.
@@ -244,8 +248,9 @@ func connect(ctx context.Context, a *ingestArgs, lookupEnv func(string) (string,
 		cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		eng, err := contextd.Open(ctx, cfg.Engine)
 		if err != nil {
-			fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
-			return nil, nil, exitFail
+			msg, code := openFailure(cfg.Engine, err)
+			fmt.Fprintf(stderr, "contextd: %s\n", msg)
+			return nil, nil, code
 		}
 		closers = append(closers, func() { _ = eng.Close() })
 		srv, err := server.New(eng, cfg.Server)
@@ -263,18 +268,32 @@ func connect(ctx context.Context, a *ingestArgs, lookupEnv func(string) (string,
 	closers = append(closers, func() { _ = c.Close() })
 	if err := c.Start(ctx); err != nil {
 		closeAll()
-		fmt.Fprintf(stderr, "contextd ingest: connect: %v\n", err)
-		return nil, nil, exitFail
+		return nil, nil, connectFailure(a, "connect", err, stderr)
 	}
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
 		ClientInfo:      mcp.Implementation{Name: "contextd-ingest", Version: contextd.Version},
 	}}); err != nil {
 		closeAll()
-		fmt.Fprintf(stderr, "contextd ingest: initialize: %v\n", err)
-		return nil, nil, exitFail
+		return nil, nil, connectFailure(a, "initialize", err, stderr)
 	}
 	return ingest.MCPCaller{Client: c}, closeAll, exitOK
+}
+
+// connectFailure reports a failed connection to the MCP server and returns
+// the exit code: 78 when --server refuses the token (a configuration
+// error: rerunning cannot help), 1 otherwise.
+func connectFailure(a *ingestArgs, step string, err error, stderr io.Writer) int {
+	if a.server != "" && (errors.Is(err, transport.ErrUnauthorized) || errors.Is(err, transport.ErrAuthorizationRequired)) {
+		what := "a token (--token)"
+		if a.token != "" {
+			what = "the token given with --token"
+		}
+		fmt.Fprintf(stderr, "contextd ingest: %s refused %s (HTTP 401 Unauthorized); check --token against the server's MCP_AUTH_TOKEN or its JWT settings\n", a.server, what)
+		return exitConfig
+	}
+	fmt.Fprintf(stderr, "contextd ingest: %s: %v\n", step, err)
+	return exitFail
 }
 
 // printPlan prints one range's plan for --dry-run.
@@ -305,10 +324,10 @@ func printSummary(w io.Writer, s ingest.Summary, sk ingest.Skipped, dryRun bool)
 		fmt.Fprintln(w, s)
 	}
 	if sk.Ignored+sk.Unsupported > 0 {
-		fmt.Fprintf(w, "skipped: %d ignored, %d of unsupported formats\n", sk.Ignored, sk.Unsupported)
+		fmt.Fprintf(w, "skipped: %d ignored, %d of unsupported formats%s\n", sk.Ignored, sk.Unsupported, formatBreakdown(sk.UnsupportedByExt))
 	}
 	if s.Empty > 0 {
-		fmt.Fprintf(w, "empty: %d files without text, kept as stored\n", s.Empty)
+		fmt.Fprintf(w, "empty: %d files without text, not stored (an entry stored for one of them before is left as it is)\n", s.Empty)
 	}
 	if s.Foreign > 0 {
 		fmt.Fprintf(w, "note: %d managed entries of other principals share this thread; they are never changed\n", s.Foreign)
@@ -316,6 +335,38 @@ func printSummary(w io.Writer, s ingest.Summary, sk ingest.Skipped, dryRun bool)
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "failed  %s: %s\n", f.SourceID, f.Reason)
 	}
+}
+
+// formatBreakdown lists the most common extensions of the unsupported
+// files, e.g. " (.png 1200, .svg 800, no extension 3, 4 other kinds)".
+func formatBreakdown(byExt map[string]int) string {
+	if len(byExt) == 0 {
+		return ""
+	}
+	exts := make([]string, 0, len(byExt))
+	for e := range byExt {
+		exts = append(exts, e)
+	}
+	sort.Slice(exts, func(i, j int) bool {
+		if byExt[exts[i]] != byExt[exts[j]] {
+			return byExt[exts[i]] > byExt[exts[j]]
+		}
+		return exts[i] < exts[j]
+	})
+	const shown = 8
+	var parts []string
+	for i, e := range exts {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("%d other kinds", len(exts)-shown))
+			break
+		}
+		name := e
+		if name == "" {
+			name = "no extension"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, byExt[e]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // openCache opens the extraction cache of this folder, thread and target

@@ -203,8 +203,13 @@ func TestIngestThroughServer(t *testing.T) {
 	base := serveHTTP(t, map[string]string{"HOME": t.TempDir(), "DB_PATH": filepath.Join(t.TempDir(), "srv.db"),
 		"MCP_AUTH_PROVIDER": "simple_token", "MCP_AUTH_TOKEN": "tok"})
 	env := map[string]string{"HOME": t.TempDir()}
-	if code, out := ingestRun(t, env, dir, "--thread", "kb:field", "--server", base, "--token", "wrong"); code != exitFail {
-		t.Fatalf("wrong token: exit %d %s", code, out)
+	// A token the server refuses is a configuration error (78, naming
+	// --token), not a stopped sync to rerun (1).
+	var errb bytes.Buffer
+	wrong := run(context.Background(), []string{"ingest", dir, "--thread", "kb:field", "--server", base, "--token", "wrong"},
+		func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil, io.Discard, &errb)
+	if wrong != exitConfig || !strings.Contains(errb.String(), "--token") || !strings.Contains(errb.String(), "401") {
+		t.Fatalf("wrong token: exit %d, want %d naming --token and the 401: %q", wrong, exitConfig, errb.String())
 	}
 	code, out := ingestRun(t, env, dir, "--thread", "kb:field", "--server", base, "--token", "tok")
 	cut := func(s string) string { return s[:strings.Index(s, " (")] } // the elapsed time differs

@@ -148,12 +148,9 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	cfg.Engine.Knowledge.Logger = cfg.Server.Logger
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
-		var ce *config.Error
-		if errors.As(err, &ce) || errors.Is(err, contextd.ErrEmbeddingModelChanged) || errors.Is(err, contextd.ErrCompressionChanged) {
-			return exitConfig
-		}
-		return exitFail
+		msg, code := openFailure(cfg.Engine, err)
+		fmt.Fprintf(stderr, "contextd: %s\n", msg)
+		return code
 	}
 	defer eng.Close()
 	if cfg.Server.Tools == nil {
@@ -181,7 +178,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	go rel.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
-			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
+			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
 		// SIGTERM cancels ctx; in-flight calls finish before this returns.
 		if err := srv.ListenAndServeHTTP(ctx, cfg.HTTP); err != nil {
 			fmt.Fprintf(stderr, "contextd: %v\n", err)
@@ -193,7 +190,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		fmt.Fprintf(stderr, "contextd: MCP_AUTH_PROVIDER=%s is ignored on stdio; every call runs as %s\n", cfg.AuthProvider, cfg.Server.DefaultPrincipal)
 	}
 	fmt.Fprintf(stderr, "contextd %s: serving MCP on stdio; database %s (%s); %d tools\n",
-		contextd.Version, cfg.Engine.DBPath, eng.Backend(), len(srv.ToolNames()))
+		contextd.Version, dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
 	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		return exitFail
@@ -247,15 +244,6 @@ EMBEDDING_MODEL, EMBEDDING_DIM), after a change of model or dimension.
 Stop the server first. Configuration errors exit 78.
 `
 
-// openError describes a failure to open the database so that it names the
-// file, which the driver's own message does not always do.
-func openError(path string, err error) string {
-	if msg := err.Error(); strings.Contains(msg, path) {
-		return msg
-	}
-	return fmt.Sprintf("database %s: %v", path, err)
-}
-
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
 	cfg, err := config.FromEnv(lookupEnv)
@@ -271,8 +259,9 @@ func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stde
 	cfg.Engine.FTS.Enable = "false" // the full-text index has nothing to do here
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: %s\n", openError(cfg.Engine.DBPath, err))
-		return exitFail
+		msg, code := openFailure(cfg.Engine, err)
+		fmt.Fprintf(stderr, "contextd: %s\n", msg)
+		return code
 	}
 	defer eng.Close()
 	if _, err := eng.Reembed(ctx, stderr); err != nil {

@@ -89,7 +89,8 @@ func runConvert(ctx context.Context, sub string, lookupEnv func(string) (string,
 	ec.FTS.Enable = "false" // the full-text index is unchanged
 	eng, err := contextd.Open(ctx, ec)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: migrate %s: rebuild the vector index: %s\n", sub, openError(ec.DBPath, err))
+		msg, _ := openFailure(ec, err)
+		fmt.Fprintf(stderr, "contextd: migrate %s: rebuild the vector index: %s\n", sub, msg)
 		return exitFail
 	}
 	if err := eng.Close(); err != nil {
@@ -119,8 +120,9 @@ func convertStore(ctx context.Context, sub string, ec contextd.Config, stderr io
 	}
 	st, err := persist.Open(ctx, oc)
 	if err != nil {
-		fmt.Fprintf(stderr, "contextd: %s\n", openError(oc.Path, err))
-		return exitFail
+		msg, code := openFailure(ec, err)
+		fmt.Fprintf(stderr, "contextd: %s\n", msg)
+		return code
 	}
 	defer st.Close()
 	em := ec.Embedding.Embedder

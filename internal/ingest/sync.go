@@ -69,7 +69,8 @@ type Summary struct {
 	Kept      int
 	Foreign   int // other principals' readable managed entries in the thread
 	// Empty counts the files with no text (empty, or nothing but markup):
-	// there is nothing to store, so they are kept as stored, not failed.
+	// nothing is stored for them (an entry an earlier run stored is left
+	// as it is), and they are not failures.
 	Empty    int
 	Failures []Failure
 	Elapsed  time.Duration
@@ -164,7 +165,6 @@ func (s *Syncer) syncRange(ctx context.Context, r Range, sum *Summary) error {
 		}
 		if len(p.Creates)+len(p.Updates)+len(p.Deletes) == 0 || s.DryRun {
 			sum.Kept += p.KeptCount
-			s.Progress.Add(len(r.Files))
 			return nil
 		}
 		if err := s.apply(ctx, p, r, docs, items, sum); err != nil {
@@ -222,15 +222,13 @@ func (s *Syncer) loadAll(ctx context.Context, files []File) ([]*Doc, []error) {
 			for i := range next {
 				if d, ok := s.Cache.lookup(files[i], s.Settings); ok {
 					docs[i] = d
-					continue
-				}
-				d, err := load(ctx, files[i], s.Settings, s.Extract)
-				if err != nil {
+				} else if d, err := load(ctx, files[i], s.Settings, s.Extract); err != nil {
 					failed[i] = err
-					continue
+				} else {
+					s.Cache.put(d)
+					docs[i] = d
 				}
-				s.Cache.put(d)
-				docs[i] = d
+				s.Progress.Add(1)
 			}
 		}()
 	}
@@ -249,7 +247,9 @@ func (nopProgress) Start(int) {}
 func (nopProgress) Add(int)   {}
 func (nopProgress) Finish()   {}
 
-// Progress is told how a sync advances, in files.
+// Progress is told how a sync advances: Start with the number of files,
+// Add(1) as each file has been read (from several goroutines at once),
+// Finish when the sync ends.
 type Progress interface {
 	Start(total int)
 	Add(done int)

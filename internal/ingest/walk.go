@@ -1,6 +1,6 @@
-// Package ingest owns the client side of corpus sync, shared by
-// `contextd ingest` and (later) knowledge sources: walking a folder with
-// its ignore files and globs, extracting each document's text
+// Package ingest owns the client side of corpus sync, used by
+// `contextd ingest` (the knowledge sources of KNOWLEDGE_SOURCES use its
+// walk and watch too): walking a folder with its ignore files and globs, extracting each document's text
 // (index/extract), computing the digests of the metadata.ingest block,
 // planning in source-id ranges of at most 1,000 with plan_context_sync and
 // applying each plan with the batch tools until nothing is left. It talks
@@ -9,7 +9,7 @@
 // server (streamable HTTP) run the same code and reach the same result.
 //
 //	files, skipped, err := ingest.Walk(ctx, "docs", ingest.WalkOptions{Exclude: []string{"drafts/**"}})
-//	s := &ingest.Syncer{Caller: caller, Thread: "kb:handbook", Root: "docs"}
+//	s := &ingest.Syncer{Caller: caller, Thread: "kb:handbook"}
 //	sum, err := s.Sync(ctx, files)
 //	fmt.Println(sum) // created 12, updated 0, deleted 0, unchanged 340, kept 1, failed 0
 //
@@ -67,6 +67,9 @@ type WalkOptions struct {
 type Skipped struct {
 	Ignored     int // an ignore file, a glob or a hidden directory excluded it
 	Unsupported int // no extractor reads its format
+	// UnsupportedByExt breaks Unsupported down by lower-case file
+	// extension ("" for a name without one).
+	UnsupportedByExt map[string]int
 	// Invalid lists the files whose path cannot be a source id (longer
 	// than 256 characters, not UTF-8).
 	Invalid []string
@@ -186,6 +189,10 @@ func Walk(ctx context.Context, root string, o WalkOptions) ([]File, Skipped, err
 		format, ok := extract.ForName(rel)
 		if !ok {
 			sk.Unsupported++
+			if sk.UnsupportedByExt == nil {
+				sk.UnsupportedByExt = map[string]int{}
+			}
+			sk.UnsupportedByExt[strings.ToLower(filepath.Ext(d.Name()))]++
 			return nil
 		}
 		if !utf8.ValidString(rel) || utf8.RuneCountInString(rel) > syncplan.MaxSourceIDLen {
