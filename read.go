@@ -13,7 +13,9 @@ import (
 // defaultSearchLimit is search_context's page size.
 const defaultSearchLimit = 30
 
-// view renders a stored entry for the caller.
+// view renders a stored entry for the caller: every read and search tool
+// returns entries through it, so a knowledge upload's pending bytes (the
+// record's blob) are cut from the metadata here (persist.PublicMetadata).
 func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
 	v := EntryView{
 		ID:          ent.ID,
@@ -21,7 +23,7 @@ func (e *Engine) view(p Principal, ent *persist.Entry, images bool) EntryView {
 		Source:      ent.Source,
 		ContentType: ent.ContentType,
 		TextContent: ent.Text,
-		Metadata:    ent.Metadata,
+		Metadata:    persist.PublicMetadata(ent.ThreadID, ent.Metadata),
 		Tags:        ent.Tags,
 		CreatedAt:   request.WireTime(ent.CreatedAt),
 		UpdatedAt:   request.WireTime(ent.UpdatedAt),

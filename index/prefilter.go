@@ -299,7 +299,7 @@ func catalogQuery(q Query) catalog.Query {
 	return catalog.Query{
 		Principal: q.Access.Principal, Groups: q.Access.Groups,
 		ThreadID: q.ThreadID, Source: q.Source, ContentType: q.Content, Tags: nilIfEmpty(q.Tags),
-		Start: q.Start, End: q.End, IDs: q.IDs,
+		Start: q.Start, End: q.End, IDs: q.IDs, OmitKnowledge: q.OmitKnowledge,
 	}
 }
 

@@ -52,6 +52,9 @@ type Query struct {
 	// rescores for every caller (the behaviour before exact.go): for
 	// side-by-side benchmarks and as the leaking baseline in tests.
 	PoolSelection bool
+	// OmitKnowledge leaves out the entries of knowledge threads
+	// (persist.Filter.OmitKnowledge).
+	OmitKnowledge bool
 }
 
 // Hit is one ranked entry. Spans are the byte ranges of matched terms in
@@ -174,6 +177,15 @@ func allowed(q Query) query.Query {
 	parts := []query.Query{bleve.NewDisjunctionQuery(readers...)}
 	if q.ThreadID != "" {
 		parts = append(parts, term(fieldThread, q.ThreadID))
+	}
+	if q.OmitKnowledge {
+		// Everything but thread "knowledge" and "knowledge/...".
+		pre := bleve.NewPrefixQuery(persist.KnowledgeThreadPrefix)
+		pre.SetField(fieldThread)
+		not := bleve.NewBooleanQuery()
+		not.AddMust(bleve.NewMatchAllQuery())
+		not.AddMustNot(term(fieldThread, persist.KnowledgeThread), pre)
+		parts = append(parts, not)
 	}
 	if q.Source != "" {
 		parts = append(parts, term(fieldSource, q.Source))
@@ -413,14 +425,16 @@ func (ix *Index) CountReadable(ctx context.Context, acc Access) (uint64, error) 
 	}
 	ix.view.RLock()
 	defer ix.view.RUnlock()
-	return ix.cat.Allowed(catalogQuery(Query{Access: acc})).GetCardinality(), nil
+	// get_statistics' coverage: an aggregate view, without the knowledge
+	// threads (persist.KnowledgeThread).
+	return ix.cat.Allowed(catalogQuery(Query{Access: acc, OmitKnowledge: true})).GetCardinality(), nil
 }
 
 // countReadableTerms is CountReadable by the term prefilter (tests).
 func (ix *Index) countReadableTerms(ctx context.Context, acc Access) (uint64, error) {
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(bleve.NewMatchAllQuery())
-	bq.AddFilter(allowed(Query{Access: acc}))
+	bq.AddFilter(allowed(Query{Access: acc, OmitKnowledge: true}))
 	sr, err := ix.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bq, 0, 0, false))
 	if err != nil {
 		return 0, fmt.Errorf("index: count: %w", err)

@@ -93,6 +93,10 @@ type Filter struct {
 	// Before, when set, keeps only entries after this position in the
 	// newest-first order (created_at DESC, id DESC): keyset paging.
 	Before *Position
+	// OmitKnowledge leaves out the entries of knowledge threads
+	// (IsKnowledgeThread): the search tools set it when no thread_id is
+	// given (knowledge.go).
+	OmitKnowledge bool
 }
 
 // Position is a place in the newest-first order of entries.
@@ -234,8 +238,10 @@ type Reader interface {
 	Search(ctx context.Context, acc Access, q SearchQuery) (SearchResult, error)
 	// ListThreads lists threads holding readable entries, last activity
 	// first (last entry DESC, latest id DESC). limit 0 means all.
+	// Knowledge threads are left out (IsKnowledgeThread).
 	ListThreads(ctx context.Context, acc Access, limit, offset int) ([]ThreadInfo, error)
-	// Stats computes get_statistics figures over readable entries.
+	// Stats computes get_statistics figures over readable entries
+	// outside knowledge threads (IsKnowledgeThread).
 	Stats(ctx context.Context, acc Access) (Stats, error)
 	// State reports existence and access of one entry; found is false when
 	// no entry has the id (readable or not).

@@ -44,6 +44,8 @@ import (
 	"unique"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/contextd/contextd/persist"
 )
 
 // Entry is one indexed entry's access and filter fields.
@@ -75,6 +77,9 @@ type Query struct {
 	// IDs, when non-nil, restricts to these ids (metadata filters evaluated
 	// by SQL); an empty non-nil slice allows nothing.
 	IDs []string
+	// OmitKnowledge leaves out the entries of knowledge threads
+	// (persist.IsKnowledgeThread, persist.Filter.OmitKnowledge).
+	OmitKnowledge bool
 }
 
 // slot is what the catalog remembers of an ordinal: its id and the
@@ -121,6 +126,9 @@ type Catalog struct {
 	source  map[string]*roaring.Bitmap
 	ctype   map[string]*roaring.Bitmap
 	tag     map[string]*roaring.Bitmap
+	// know holds the live ordinals of knowledge threads
+	// (persist.IsKnowledgeThread), which Query.OmitKnowledge leaves out.
+	know *roaring.Bitmap
 	// meta holds the metadata columns by key path (nil: the catalog
 	// keeps no metadata); unserved counts the live entries whose
 	// metadata is not in them.
@@ -153,6 +161,7 @@ func New() *Catalog {
 		source: map[string]*roaring.Bitmap{},
 		ctype:  map[string]*roaring.Bitmap{},
 		tag:    map[string]*roaring.Bitmap{},
+		know:   roaring.New(),
 	}
 }
 
@@ -186,7 +195,9 @@ func (c *Catalog) Put(e Entry) uint32 {
 	c.tokens += uint64(e.Length)
 	c.index(ord)
 	if c.meta != nil {
-		c.putMeta(ord, e.Metadata)
+		// A knowledge upload's pending bytes are neither filterable
+		// metadata nor worth their memory here.
+		c.putMeta(ord, persist.PublicMetadata(e.ThreadID, e.Metadata))
 	}
 	return ord
 }
@@ -206,6 +217,9 @@ func (c *Catalog) index(ord uint32) {
 		c.addGroup(g, ord)
 	}
 	add(c.thread, k.thread.Value(), ord)
+	if persist.IsKnowledgeThread(k.thread.Value()) {
+		c.know.Add(ord)
+	}
 	add(c.source, k.source.Value(), ord)
 	add(c.ctype, k.ctype.Value(), ord)
 	for t := range strs(k.tags) {
@@ -235,6 +249,7 @@ func (c *Catalog) clear(ord uint32) {
 		}
 	}
 	del(c.thread, k.thread.Value(), ord)
+	c.know.Remove(ord)
 	del(c.source, k.source.Value(), ord)
 	del(c.ctype, k.ctype.Value(), ord)
 	for t := range strs(k.tags) {
@@ -382,6 +397,9 @@ func (c *Catalog) allowed(q Query) *roaring.Bitmap {
 			out.And(c.read(q))
 		}
 	}
+	if q.OmitKnowledge && !c.know.IsEmpty() {
+		out.AndNot(c.know)
+	}
 	if q.Start != nil || q.End != nil {
 		out = c.filterDates(out, q)
 	}
@@ -489,6 +507,9 @@ func (c *Catalog) readable(ord uint32, q Query) bool {
 func (c *Catalog) matches(ord uint32, q Query) bool {
 	s := &c.shapes.recs[c.slots[ord].shape].key
 	if q.ThreadID != "" && s.thread.Value() != q.ThreadID {
+		return false
+	}
+	if q.OmitKnowledge && persist.IsKnowledgeThread(s.thread.Value()) {
 		return false
 	}
 	if q.Source != "" && s.source.Value() != q.Source {

@@ -11,6 +11,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/persist"
 )
 
 // Snapshots. An index opened from its on-disk snapshot used to rebuild
@@ -71,7 +72,7 @@ func (c *Catalog) Replace(n *Catalog) {
 	}
 	c.all, c.public = n.all, n.public
 	c.owner, c.user, c.group = n.owner, n.user, n.group
-	c.thread, c.source, c.ctype, c.tag = n.thread, n.source, n.ctype, n.tag
+	c.thread, c.source, c.ctype, c.tag, c.know = n.thread, n.source, n.ctype, n.tag, n.know
 	switch {
 	case c.meta == nil:
 	case n.meta != nil: // a metadata catalog's snapshot (or NewMeta)
@@ -341,6 +342,11 @@ func decode(r *snapfmt.Reader) (*Catalog, error) {
 				// listed twice; BitmapOf takes it once.
 				m[values[v].Value()] = roaring.BitmapOf(ords...)
 			}
+		}
+	}
+	for t, b := range c.thread { // derived, not stored
+		if persist.IsKnowledgeThread(t) {
+			c.know.Or(b)
 		}
 	}
 	return c, nil

@@ -262,6 +262,7 @@ func (ft *FullText) Rank(ctx context.Context, acc persist.Access, q FullTextQuer
 		Text: q.Text, Mode: q.Mode, Access: index.Access{Principal: acc.Principal, Groups: acc.Groups},
 		ThreadID: f.ThreadID, Source: f.Source, Content: f.ContentType, Tags: f.Tags,
 		Start: f.Start, End: f.End, IDs: f.IDs, Size: q.Depth, Highlight: q.Highlight, Explain: q.Explain,
+		OmitKnowledge: f.OmitKnowledge,
 	}
 	if len(f.Meta) > 0 {
 		// Metadata conditions are SQL's: their readable matches become

@@ -43,6 +43,7 @@ func (ft *FullText) Page(ctx context.Context, acc persist.Access, q persist.Sear
 	cq := catalog.Query{
 		Principal: acc.Principal, Groups: acc.Groups, ThreadID: f.ThreadID, Source: f.Source,
 		ContentType: f.ContentType, Tags: nilIfEmpty(f.Tags), Start: f.Start, End: f.End,
+		OmitKnowledge: f.OmitKnowledge,
 	}
 	ids, err := cat.List(cq, conds, q.Offset, q.Limit)
 	if errors.Is(err, catalog.ErrMetaUnserved) {

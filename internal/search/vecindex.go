@@ -468,13 +468,14 @@ func (vi *vecIndex) allowedSet(acc persist.Access, f persist.Filter) *roaring.Bi
 	return vi.cat.Allowed(catalog.Query{
 		Principal: acc.Principal, Groups: acc.Groups,
 		ThreadID: f.ThreadID, Source: f.Source, ContentType: f.ContentType,
-		Tags: f.Tags, Start: f.Start, End: f.End, IDs: f.IDs,
+		Tags: f.Tags, Start: f.Start, End: f.End, IDs: f.IDs, OmitKnowledge: f.OmitKnowledge,
 	})
 }
 
 // counts reports the readable entries with vectors and their chunks.
 func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
-	allowed := vi.allowedSet(acc, persist.Filter{})
+	// An aggregate view: knowledge threads are left out (persist.KnowledgeThread).
+	allowed := vi.allowedSet(acc, persist.Filter{OmitKnowledge: true})
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
 	for it := allowed.Iterator(); it.HasNext(); {

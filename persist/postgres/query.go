@@ -54,6 +54,22 @@ func (b *sqlb) readable(acc persist.Access, a string) *sqlb {
 	return b.principal(acc).w("))")
 }
 
+// notKnowledge writes "the entry of alias a is outside the knowledge
+// threads" (persist.IsKnowledgeThread).
+func (b *sqlb) notKnowledge(a string) *sqlb {
+	b.w(a+".thread_id <> ").typed(persist.KnowledgeThread, "::text")
+	b.w(" AND left("+a+".thread_id, "+strconv.Itoa(len(persist.KnowledgeThreadPrefix))+") <> ").typed(persist.KnowledgeThreadPrefix, "::text")
+	return b
+}
+
+// aggregate writes the predicate of the aggregate views (list_threads,
+// get_statistics and its coverage figures): readable and outside the
+// knowledge threads, which those views leave out (persist.KnowledgeThread).
+func (b *sqlb) aggregate(acc persist.Access, a string) *sqlb {
+	b.readable(acc, a).w(" AND ")
+	return b.notKnowledge(a)
+}
+
 // writable writes the WRITE predicate on the entry alias a: owner or a
 // write grant to the principal or one of its groups.
 func (b *sqlb) writable(acc persist.Access, a string) *sqlb {
@@ -91,6 +107,9 @@ func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
 	b.readable(acc, "e")
 	if f.ThreadID != "" {
 		b.w(" AND e.thread_id = ").arg(f.ThreadID)
+	}
+	if f.OmitKnowledge {
+		b.w(" AND ").notKnowledge("e")
 	}
 	if f.Source != "" {
 		b.w(" AND e.source = ").arg(f.Source)

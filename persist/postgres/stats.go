@@ -20,7 +20,7 @@ func (r reader) ListThreads(ctx context.Context, acc persist.Access, limit, offs
 	b.w(`SELECT e.thread_id, count(*), count(DISTINCT e.source),
 		count(*) FILTER (WHERE e.content_type = 'multimodal'), min(e.created_at), max(e.created_at), max(e.id)
 		FROM context_entries e WHERE `)
-	b.readable(acc, "e")
+	b.aggregate(acc, "e")
 	b.w(" GROUP BY e.thread_id ORDER BY max(e.created_at) DESC, max(e.id) DESC LIMIT ").typed(lim, "::bigint")
 	b.w(" OFFSET ").typed(int64(max(offset, 0)), "::bigint")
 	rows, err := r.q.Query(ctx, b.String(), b.args...)
@@ -75,7 +75,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	b := &sqlb{}
 	b.w(`SELECT e.source, e.content_type, count(*), count(*) FILTER (WHERE e.summary IS NOT NULL AND e.summary <> '')
 		FROM context_entries e WHERE `)
-	b.readable(acc, "e").w(" GROUP BY e.source, e.content_type")
+	b.aggregate(acc, "e").w(" GROUP BY e.source, e.content_type")
 	if err := each("entries", b, []any{&src, &ct, &n, &summd}, func() {
 		st.TotalEntries += n
 		st.BySource[src] += n
@@ -87,7 +87,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 
 	b = &sqlb{}
 	b.w(`SELECT e.thread_id, count(*) AS n, count(*) OVER () FROM context_entries e WHERE `)
-	b.readable(acc, "e").w(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
+	b.aggregate(acc, "e").w(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
 	if err := each("threads", b, []any{&name, &n, &tot}, func() {
 		st.TotalThreads = tot
 		st.MostActive = append(st.MostActive, persist.Count{Name: name, Count: n})
@@ -98,7 +98,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	b = &sqlb{}
 	b.w(`SELECT t.tag, count(*) AS n, count(*) OVER () FROM context_entries e
 		JOIN tags t ON t.context_entry_id = e.id WHERE `)
-	b.readable(acc, "e").w(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
+	b.aggregate(acc, "e").w(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
 	if err := each("tags", b, []any{&name, &n, &tot}, func() {
 		st.UniqueTags = tot
 		st.TopTags = append(st.TopTags, persist.Count{Name: name, Count: n})
@@ -108,7 +108,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 
 	b = &sqlb{}
 	b.w(`SELECT count(*) FROM image_attachments i JOIN context_entries e ON e.id = i.context_entry_id WHERE `)
-	b.readable(acc, "e")
+	b.aggregate(acc, "e")
 	if err := q.QueryRow(ctx, b.String(), b.args...).Scan(&st.TotalImages); err != nil {
 		return st, wrap("statistics: images", err)
 	}
@@ -149,7 +149,7 @@ func (r reader) NodeSummaries(ctx context.Context, id string) ([]persist.NodeSum
 func (r reader) CountNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
 	b := &sqlb{}
 	b.w(`SELECT count(*) FROM context_index_nodes n JOIN context_entries e ON e.id = n.context_entry_id WHERE `)
-	b.readable(acc, "e")
+	b.aggregate(acc, "e")
 	var n int
 	if err := r.q.QueryRow(ctx, b.String(), b.args...).Scan(&n); err != nil {
 		return 0, wrap("count node summaries", err)

@@ -187,7 +187,7 @@ func (s *Store) SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel)
 func (r reader) EmbeddingCounts(ctx context.Context, acc persist.Access) (entries, chunks int, err error) {
 	b := &sqlb{}
 	b.w("SELECT count(*), coalesce(sum(m.chunk_count), 0)::bigint FROM embedding_metadata m JOIN context_entries e ON e.id = m.context_id WHERE ")
-	b.readable(acc, "e")
+	b.aggregate(acc, "e")
 	if err := r.q.QueryRow(ctx, b.String(), b.args...).Scan(&entries, &chunks); err != nil {
 		return 0, 0, wrap("count embeddings", err)
 	}

@@ -37,7 +37,7 @@ func (r reader) NodeSummaries(ctx context.Context, id string) ([]persist.NodeSum
 func (r reader) CountNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
 	b := &sqlb{}
 	b.w(`SELECT count(*) FROM context_index_nodes n JOIN context_entries e ON e.id = n.context_entry_id WHERE `)
-	b.readableBulk(acc, "e")
+	b.aggregate(acc, "e")
 	var n sql.NullInt64
 	if err := r.q.QueryRowContext(ctx, b.String(), b.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: count node summaries: %w", err)

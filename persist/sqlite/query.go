@@ -95,6 +95,23 @@ func (b *sqlb) readableBulk(acc persist.Access, a string) *sqlb {
 	return b.principal(acc).w("))")
 }
 
+// notKnowledge writes "the entry of alias a is outside the knowledge
+// threads" (persist.IsKnowledgeThread). The unary + keeps the thread
+// index from driving a statement that visits most entries anyway.
+func (b *sqlb) notKnowledge(a string) *sqlb {
+	b.w("+" + a + ".thread_id <> ").arg(persist.KnowledgeThread)
+	return b.w(" AND substr(+" + a + ".thread_id, 1, ").arg(len(persist.KnowledgeThreadPrefix)).w(") <> ").arg(persist.KnowledgeThreadPrefix)
+}
+
+// aggregate writes the predicate of the aggregate views (list_threads,
+// get_statistics and its coverage figures): readable (readableBulk) and
+// outside the knowledge threads, which those views leave out
+// (persist.KnowledgeThread).
+func (b *sqlb) aggregate(acc persist.Access, a string) *sqlb {
+	b.readableBulk(acc, a).w(" AND ")
+	return b.notKnowledge(a)
+}
+
 // writable writes the WRITE predicate on the entry alias a: owner or a
 // write grant to the principal or one of its groups.
 func (b *sqlb) writable(acc persist.Access, a string) *sqlb {
@@ -144,6 +161,9 @@ func (b *sqlb) filter(acc persist.Access, f persist.Filter) error {
 	}
 	if f.ThreadID != "" {
 		b.w(" AND " + e + "thread_id = ").arg(f.ThreadID)
+	}
+	if f.OmitKnowledge {
+		b.w(" AND ").notKnowledge("e")
 	}
 	// The unary + keeps SQLite from driving the query with the indexes on
 	// these two-valued columns: walking (thread_id,) created_at DESC and

@@ -20,7 +20,7 @@ func (r reader) ListThreads(ctx context.Context, acc persist.Access, limit, offs
 	b.w(`SELECT e.thread_id, count(*), count(DISTINCT e.source),
 		sum(e.content_type = 'multimodal'), min(e.created_at), max(e.created_at), max(e.id)
 		FROM context_entries e WHERE `)
-	b.readableBulk(acc, "e")
+	b.aggregate(acc, "e")
 	b.w(" GROUP BY e.thread_id ORDER BY max(e.created_at) DESC, max(e.id) DESC LIMIT ").arg(limit)
 	b.w(" OFFSET ").arg(max(offset, 0))
 	rows, err := r.q.QueryContext(ctx, b.String(), b.args...)
@@ -71,7 +71,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	b := &sqlb{}
 	b.w(`SELECT e.source, e.content_type, count(*), sum(e.summary IS NOT NULL AND e.summary <> '')
 		FROM context_entries e WHERE `)
-	b.readableBulk(acc, "e").w(" GROUP BY e.source, e.content_type")
+	b.aggregate(acc, "e").w(" GROUP BY e.source, e.content_type")
 	err := each(ctx, q, b, func(rows *sql.Rows) error {
 		var (
 			src, ct  string
@@ -93,7 +93,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	// Threads: the total and the five most active.
 	b = &sqlb{}
 	b.w(`SELECT e.thread_id, count(*) AS n, count(*) OVER () FROM context_entries e WHERE `)
-	b.readableBulk(acc, "e").w(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
+	b.aggregate(acc, "e").w(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
 	err = each(ctx, q, b, func(rows *sql.Rows) error {
 		var c persist.Count
 		if err := rows.Scan(&c.Name, &c.Count, &st.TotalThreads); err != nil {
@@ -113,7 +113,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	// of the entry of every tag row.
 	b.w(`SELECT t.tag, count(*) AS n, count(*) OVER () FROM context_entries e
 		CROSS JOIN tags t ON t.context_entry_id = e.id WHERE `)
-	b.readableBulk(acc, "e").w(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
+	b.aggregate(acc, "e").w(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
 	err = each(ctx, q, b, func(rows *sql.Rows) error {
 		var c persist.Count
 		if err := rows.Scan(&c.Name, &c.Count, &st.UniqueTags); err != nil {
@@ -128,7 +128,7 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 
 	b = &sqlb{}
 	b.w(`SELECT count(*) FROM image_attachments i JOIN context_entries e ON e.id = i.context_entry_id WHERE `)
-	b.readableBulk(acc, "e")
+	b.aggregate(acc, "e")
 	if err := q.QueryRowContext(ctx, b.String(), b.args...).Scan(&st.TotalImages); err != nil {
 		return st, fmt.Errorf("sqlite: statistics: images: %w", err)
 	}

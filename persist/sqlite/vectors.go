@@ -220,7 +220,7 @@ func (s *Store) SetEmbeddingModel(ctx context.Context, m persist.EmbeddingModel)
 func (r reader) EmbeddingCounts(ctx context.Context, acc persist.Access) (entries, chunks int, err error) {
 	b := &sqlb{}
 	b.w("SELECT count(*), coalesce(sum(m.chunk_count), 0) FROM embedding_metadata m JOIN context_entries e ON e.id = m.context_id WHERE ")
-	b.readableBulk(acc, "e")
+	b.aggregate(acc, "e")
 	if err := r.q.QueryRowContext(ctx, b.String(), b.args...).Scan(&entries, &chunks); err != nil {
 		return 0, 0, fmt.Errorf("sqlite: count embeddings: %w", err)
 	}

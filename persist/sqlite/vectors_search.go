@@ -105,6 +105,9 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 			b.w(" AND k = ").arg(k).w(")")
 			b.w(" SELECT knn.distance, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index, ")
 			b.readable(acc, "e")
+			if q.OmitKnowledge {
+				b.w(" AND ").notKnowledge("e")
+			}
 			b.w(" FROM knn JOIN embedding_chunks c ON c.id = knn.cid JOIN context_entries e ON e.id = c.context_id")
 			found, ok, err := s.knnRun(ctx, b, k, q, res, fmt.Sprintf("vec0 knn k=%d, then access", k))
 			if err != nil || ok {
