@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/index/bm25"
+	"github.com/contextd/contextd/index/extract"
 )
 
 // TestNormalizePathD2 checks the path examples of requirements D2.
@@ -228,5 +229,35 @@ func TestSpansRoundTrip(t *testing.T) {
 	}
 	if _, ok := chunksOf("short", []span{{S: 2, E: 40}}); ok {
 		t.Error("a span past the text must be refused")
+	}
+}
+
+// TestSupportedExtensionsB2: the allow-list is the one of requirements B2
+// and H22, byte for byte in the message; HTML is refused (B2 "Not
+// supported (rejected at upload): .html .htm", XSS-04) although the
+// extractor reads it; every accepted extension that is not stored as
+// text has an extractor, so its blob can be ingested.
+func TestSupportedExtensionsB2(t *testing.T) {
+	const h22 = ".csv, .docx, .json, .log, .markdown, .md, .pdf, .pptx, .txt, .xml, .yaml, .yml"
+	if got := SupportedList(); got != h22 {
+		t.Errorf("SupportedList() = %q, want %q", got, h22)
+	}
+	for _, ext := range []string{".html", ".htm", ".xlsx", ".doc", ".mdx", ".exe", ".go", ".gif", ""} {
+		if Supported(ext) {
+			t.Errorf("%q is supported; B2 rejects it at upload", ext)
+		}
+	}
+	for ext := range textNative {
+		if !Supported(ext) {
+			t.Errorf("text-native %q is not in the allow-list", ext)
+		}
+	}
+	for _, ext := range SupportedExtensions {
+		if textNative[ext] {
+			continue
+		}
+		if _, ok := extract.ForName("f" + ext); !ok {
+			t.Errorf("%q is accepted but no extractor reads it", ext)
+		}
 	}
 }
