@@ -1,7 +1,3 @@
-// Package docs holds the user documentation of contextd (Markdown files)
-// and the tests that keep it honest: every link resolves inside the
-// repository, nothing points outside it, and the README's library example
-// is the compiled Example_library.
 package docs_test
 
 import (
