@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contextd/contextd"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -41,6 +42,39 @@ type bulkFile struct {
 	FolderPath *string `json:"folderPath"`
 }
 
+// preserveBulkText puts back into files the strings encoding/json turned
+// into U+FFFD (an unpaired surrogate escape, invalid UTF-8) when it read
+// raw, bulk_upload's JSON text, as handle does for tool arguments
+// (rawtext.go): the upload's checks then refuse such a name, folder or
+// text instead of storing it altered.
+func preserveBulkText(raw string, files []bulkFile) {
+	if !mayHoldInvalidText([]byte(raw)) {
+		return
+	}
+	v, err := decodePreserving([]byte(raw))
+	items, ok := v.([]any)
+	if err != nil || !ok || len(items) != len(files) {
+		return
+	}
+	for i, it := range items {
+		m, _ := it.(map[string]any)
+		for k, v := range m {
+			s, ok := v.(string)
+			if !ok || utf8.ValidString(s) {
+				continue
+			}
+			switch {
+			case strings.EqualFold(k, "filename"):
+				files[i].Filename = &s
+			case strings.EqualFold(k, "content"):
+				files[i].Content = &s
+			case strings.EqualFold(k, "folderPath"):
+				files[i].FolderPath = &s
+			}
+		}
+	}
+}
+
 func bulkUploadTool() *toolDef {
 	return knowledgeTool("bulk_upload",
 		"Upload up to 100 files in one call. Each file is parsed, chunked, and embedded. Returns per-file results.", additive,
@@ -52,6 +86,7 @@ func bulkUploadTool() *toolDef {
 			if err := json.Unmarshal([]byte(a.str("files")), &files); err != nil {
 				return "Error: 'files' must be a valid JSON array of file objects.", nil
 			}
+			preserveBulkText(a.str("files"), files)
 			req := contextd.KnowledgeBulkUploadRequest{Container: a.str("containerId"), Files: make([]contextd.KnowledgeBulkFile, len(files))}
 			labels := make([]string, len(files))
 			for i, f := range files {

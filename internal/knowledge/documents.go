@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -35,11 +36,14 @@ func invalid(format string, args ...any) error {
 }
 
 // CheckFile applies the upload rules of requirements A5.8 to f, in their
-// order, before anything is written.
+// order, before anything is written, and those of limits.go.
 func (s *Service) CheckFile(f File) error {
+	tooLong := pathTooLong(f.Folder)
 	switch {
 	case utf8.RuneCountInString(f.Name) > 255:
 		return invalid("Filename exceeds 255 characters.")
+	case !utf8.ValidString(f.Name):
+		return invalid(msgNameUnicode)
 	case !ValidFileName(f.Name):
 		return invalid("Invalid filename: '%s'.", f.Name)
 	case ContainsTraversal(f.Folder):
@@ -47,8 +51,12 @@ func (s *Service) CheckFile(f File) error {
 	case hasControl(f.Folder):
 		// Requirements I.8: control characters in a path are refused.
 		return invalid("Path must not contain control characters.")
+	case !utf8.ValidString(f.Folder):
+		return invalid(msgPathUnicode)
 	case Depth(f.Folder) > 50:
 		return invalid("Path exceeds maximum depth of 50 levels.")
+	case tooLong != "":
+		return invalid("%s", tooLong)
 	case !Supported(Ext(f.Name)):
 		return invalid("Unsupported file extension. Supported types: %s", SupportedList())
 	case len(f.Data) == 0:
@@ -58,6 +66,8 @@ func (s *Service) CheckFile(f File) error {
 			FormatBytes(s.opt.MaxUploadBytes), FormatBytes(int64(len(f.Data))))
 	case textNative[Ext(f.Name)] && !utf8.Valid(f.Data):
 		return invalid("File '%s' is not valid UTF-8 text.", f.Name)
+	case textNative[Ext(f.Name)] && bytes.IndexByte(f.Data, 0) >= 0:
+		return invalid(msgTextNUL, f.Name)
 	}
 	return nil
 }

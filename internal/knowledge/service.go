@@ -298,9 +298,18 @@ func (s *Service) containers(ctx context.Context, r persist.Reader, acc persist.
 // Create makes a container named name (trimmed) owned by acc.Principal.
 // roles are the caller's roles, checked against Options.PublishRole.
 func (s *Service) Create(ctx context.Context, acc persist.Access, roles []string, name, description string) (*Container, error) {
+	// Surrounding spaces are trimmed (requirements A1); a control
+	// character, which TrimSpace would drop unseen ("docs\n" was "docs"),
+	// is refused.
+	if hasControl(name) {
+		return nil, cerrors.New(cerrors.ErrInvalid, "Container name must not contain control characters.")
+	}
 	name = strings.TrimSpace(name)
 	if !ValidName(name) {
 		return nil, cerrors.New(cerrors.ErrInvalid, "Container name must be 2-128 chars, lowercase alphanumeric and hyphens.")
+	}
+	if msg := checkDescription(description); msg != "" {
+		return nil, cerrors.New(cerrors.ErrInvalid, "%s", msg)
 	}
 	if s.opt.Visibility == "public" && s.opt.PublishRole != "" && !slices.Contains(roles, s.opt.PublishRole) {
 		return nil, cerrors.New(cerrors.ErrNotAuthorized, "Setting visibility 'public' requires the '%s' role (ACCESS_CONTROL_PUBLISH_ROLE), which the caller does not have", s.opt.PublishRole)
