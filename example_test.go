@@ -11,9 +11,13 @@ import (
 	_ "github.com/contextd/contextd/persist/sqlite" // registers the default backend
 )
 
+// Example is the library example of README.md, which quotes its body
+// between the README-EXAMPLE markers (docs/docs_test.go checks that the
+// two agree).
 func Example() {
 	dir, _ := os.MkdirTemp("", "contextd-example")
 	defer os.RemoveAll(dir)
+	// README-EXAMPLE-BEGIN
 	ctx := context.Background()
 	eng, err := contextd.Open(ctx, contextd.Config{
 		DBPath: filepath.Join(dir, "ctx.db"),
@@ -35,5 +39,7 @@ func Example() {
 		return
 	}
 	fmt.Println(res.Count, res.Results[0].TextContent)
+	// README-EXAMPLE-END
+
 	// Output: 1 The deploy key lives in the vault.
 }

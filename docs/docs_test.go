@@ -173,7 +173,7 @@ func TestNothingOutsideRepository(t *testing.T) {
 }
 
 // TestReadme: the README stays a short guide, and its library example is
-// the body of Example_library (readme_example_test.go), which go test
+// the body of Example (example_test.go), which go test
 // compiles and runs.
 func TestReadme(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -183,20 +183,20 @@ func TestReadme(t *testing.T) {
 	if n := bytes.Count(readme, []byte("\n")); n > 300 {
 		t.Errorf("README.md has %d lines; keep it at most 300 and move detail into docs/", n)
 	}
-	src, err := os.ReadFile(filepath.Join(root, "readme_example_test.go"))
+	src, err := os.ReadFile(filepath.Join(root, "example_test.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, body, ok := strings.Cut(string(src), "// README-EXAMPLE-BEGIN\n")
 	body, _, ok2 := strings.Cut(body, "\t// README-EXAMPLE-END")
 	if !ok || !ok2 {
-		t.Fatal("readme_example_test.go: README-EXAMPLE markers not found")
+		t.Fatal("example_test.go: README-EXAMPLE markers not found")
 	}
 	var want strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
 		want.WriteString(strings.TrimPrefix(line, "\t") + "\n")
 	}
 	if !strings.Contains(string(readme), "```go\n"+want.String()+"```") {
-		t.Errorf("README.md's library example differs from Example_library in readme_example_test.go; copy it again:\n%s", want.String())
+		t.Errorf("README.md's library example differs from Example in example_test.go; copy it again:\n%s", want.String())
 	}
 }
