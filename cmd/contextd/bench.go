@@ -13,7 +13,7 @@ import (
 	"github.com/contextd/contextd/internal/bench"
 )
 
-const benchUsage = `usage: contextd bench [--size N] [--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]
+const benchUsage = `usage: contextd bench [--size N] [--markdown|--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]
        contextd bench --load [--clients N] [--duration D] [--size N] [--backend B] [--json] [--json-file F]
 
 Builds a fresh database in a temporary folder from a real corpus (Cranfield
@@ -27,6 +27,8 @@ heap by component). The rest of the configuration comes from the
 environment, as for the server. Progress goes to stderr.
 
   --size N      entries (default 1000; 10000 and 100000 are the README's)
+  --markdown    print Markdown tables (the default; what docs/benchmarks.md
+                records)
   --json        print JSON instead of Markdown tables
   -data DIR     a folder holding cranfield/ (default testdata of the clone
                 the command runs in)
@@ -57,6 +59,7 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.Usage = func() {}
 	size := fs.Int("size", 1000, "entries")
 	asJSON := fs.Bool("json", false, "print JSON")
+	_ = fs.Bool("markdown", false, "print Markdown (the default)")
 	data := fs.String("data", repoData("testdata"), "eval folder")
 	queries := fs.Int("queries", 100, "calls per search measurement")
 	backend := fs.String("backend", "both", "in-process, native or both")
@@ -74,6 +77,9 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 		return exitUsage
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "contextd bench: unexpected argument %q\n%s", fs.Arg(0), benchUsage)
+		return exitUsage
+	case *asJSON && flagSet(fs, "markdown"):
+		fmt.Fprintf(stderr, "contextd bench: --markdown and --json exclude each other\n%s", benchUsage)
 		return exitUsage
 	case *size < 1:
 		fmt.Fprintf(stderr, "contextd bench: --size must be at least 1, got %d\n", *size)

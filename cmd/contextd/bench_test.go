@@ -22,6 +22,9 @@ func TestBenchCommandTiny(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	md := out.String()
+	if strings.Contains(md+errOut.String(), "issue ") {
+		t.Errorf("bench output cites an issue number:\n%s%s", md, errOut.String())
+	}
 	for _, want := range []string{
 		"| tool | measurement | in-process | native | native / in-process |",
 		"| store | store_context_batch, 100 per call, acknowledged |",
@@ -79,7 +82,7 @@ func TestBenchCommandTiny(t *testing.T) {
 }
 
 func TestBenchCommandBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--size", "0"}, {"--queries", "-1"}, {"--backend", "postgres"}, {"extra"}, {"--nope"}} {
+	for _, args := range [][]string{{"--size", "0"}, {"--queries", "-1"}, {"--backend", "postgres"}, {"extra"}, {"--nope"}, {"--markdown", "--json"}} {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), append([]string{"bench"}, args...), os.LookupEnv, nil, &out, &errOut); code != exitUsage {
 			t.Errorf("bench %v: exit %d, want %d (%s)", args, code, exitUsage, errOut.String())
