@@ -72,6 +72,8 @@ func batchResponse(b *write.Batch, update bool) *BatchResponse {
 			var ce *Error
 			if errors.As(it.Err, &ce) {
 				r.Error = strPtr(it.Err.Error())
+			} else if errors.Is(it.Err, ErrDatabaseUnavailable) {
+				r.Error, r.Cause = strPtr(cerrors.UnavailableText), it.Err
 			} else { // not the caller's fault: the detail is for the log
 				r.Error, r.Cause = strPtr(cerrors.UnexpectedText), it.Err
 			}

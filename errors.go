@@ -23,6 +23,8 @@ var (
 	ErrUnsupported, ErrTooLarge, ErrMalformed = cerrors.ErrUnsupported, cerrors.ErrTooLarge, cerrors.ErrMalformed
 	// Storage conditions of a failed write (disk full, I/O error, locked by another process).
 	ErrStorageFull, ErrStorageIO, ErrBusy = cerrors.ErrStorageFull, cerrors.ErrStorageIO, cerrors.ErrBusy
+	// ErrDatabaseUnavailable: the database cannot be reached; it matches ErrUnavailable too.
+	ErrDatabaseUnavailable = cerrors.ErrDatabaseUnavailable
 )
 
 // Error is an engine error with the reference message text.

@@ -334,6 +334,8 @@ func publicMessage(err error) string {
 		return "the request was cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "the request timed out"
+	case errors.Is(err, ErrDatabaseUnavailable):
+		return cerrors.UnavailableText
 	}
 	return cerrors.UnexpectedText
 }

@@ -59,7 +59,24 @@ var (
 	// ErrBusy: another process held the database's write lock for longer
 	// than the busy timeout.
 	ErrBusy = errors.New("database busy")
+	// ErrDatabaseUnavailable: the database cannot be reached (the
+	// connection was refused, lost or timed out, the server is shutting
+	// down or takes no more connections). It matches ErrUnavailable too.
+	ErrDatabaseUnavailable error = &subError{msg: "database unavailable", parent: ErrUnavailable}
 )
+
+// subError is a sentinel that is also a kind of a broader one.
+type subError struct {
+	msg    string
+	parent error
+}
+
+func (e *subError) Error() string { return e.msg }
+func (e *subError) Unwrap() error { return e.parent }
+
+// UnavailableText is what a caller is told when the database cannot be
+// reached: fixed words, never the driver's (which name hosts and ports).
+const UnavailableText = "database unavailable: the server cannot reach its database (the connection was refused, lost or timed out); retry when it is back"
 
 // UnexpectedText is what a caller is told about a failure that is not its
 // fault (a driver error, a bug): the driver's or package's own text may

@@ -121,6 +121,8 @@ func (s *Server) failed(t *Tool, err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError(t.Failure + ": " + storageIOText)
 	case errors.Is(err, contextd.ErrBusy):
 		return mcp.NewToolResultError(t.Failure + ": " + busyText)
+	case errors.Is(err, contextd.ErrDatabaseUnavailable):
+		return mcp.NewToolResultError(t.Failure + ": " + cerrors.UnavailableText)
 	}
 	return mcp.NewToolResultError(t.Failure + ": " + unexpectedText)
 }

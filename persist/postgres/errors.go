@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/jackc/pgx/v5"
@@ -74,7 +77,7 @@ func classify(err error) (string, error) {
 		case "53100":
 			return "disk full", cerrors.ErrUnavailable
 		case "53300":
-			return "too many connections", cerrors.ErrUnavailable
+			return "too many connections", cerrors.ErrDatabaseUnavailable
 		case "42501":
 			return "permission denied", cerrors.ErrUnavailable
 		case "3F000", "42P01", "42883", "42703":
@@ -82,20 +85,29 @@ func classify(err error) (string, error) {
 		}
 		switch pe.Code[:2] {
 		case "08", "57":
-			return "connection failed", cerrors.ErrUnavailable
+			return "connection failed", cerrors.ErrDatabaseUnavailable
 		case "53":
 			return "insufficient resources", cerrors.ErrUnavailable
 		}
 		return "database error", nil
 	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {
-		return "connection failed", cerrors.ErrUnavailable
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || isConnLost(err) {
+		return "connection failed", cerrors.ErrDatabaseUnavailable
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "no rows", nil
 	}
 	return "database error", nil
+}
+
+// isConnLost reports a connection that broke under a statement: the
+// server went away (EOF, reset, a closed socket) rather than refusing it.
+func isConnLost(err error) bool {
+	var ne *net.OpError
+	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.As(err, &ne)
 }
 
 // errorKind is the fixed-words kind of err for PoolStats.LastError.

@@ -1,0 +1,152 @@
+package server_test
+
+// Issue 28: with PostgreSQL down, tool calls say the database is
+// unavailable (in fixed words) instead of "an unexpected error".
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/contextd/contextd"
+	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
+	"github.com/contextd/contextd/server"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// tcpProxy forwards 127.0.0.1 connections to target until down, which
+// closes its port and every connection through it: the database is gone
+// for its clients.
+type tcpProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{ln: ln, target: target}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(u, c); _ = u.Close() }()
+			go func() { _, _ = io.Copy(c, u); _ = c.Close() }()
+		}
+	}()
+	t.Cleanup(p.down)
+	return p
+}
+
+func (p *tcpProxy) down() {
+	_ = p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
+	p.conns = nil
+}
+
+func TestPostgreSQLDownSaysUnavailable(t *testing.T) {
+	raw, schema := pgtest.Schema(t)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, postgres.Options{URL: u.String(), Schema: schema, PoolMin: 1, PoolMax: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := contextd.Open(ctx, contextd.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close(); _ = st.Close() })
+	srv, err := server.New(eng, server.Options{Tools: append(server.ContextTools(), server.KnowledgeTools()...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(srv.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(tool string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		var b strings.Builder
+		for _, x := range res.Content {
+			if tc, ok := x.(mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), res.IsError
+	}
+	if got, isErr := call("store_context", map[string]any{"thread_id": "t", "source": "user", "text": "before the outage"}); isErr {
+		t.Fatalf("store_context while up: %s", got)
+	}
+	if got, isErr := call("container_create", map[string]any{"name": "docs"}); isErr || !strings.HasPrefix(got, "Container 'docs' created.") {
+		t.Fatalf("container_create while up: %s", got)
+	}
+
+	proxy.down()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"store_context", map[string]any{"thread_id": "t", "source": "user", "text": "during the outage"}},
+		{"update_context", map[string]any{"context_id": "00000000000000000000000000000001", "text": "x"}},
+		{"search_context", map[string]any{"thread_id": "t"}},
+		{"container_create", map[string]any{"name": "more"}},
+		{"upload_file", map[string]any{"containerId": "docs", "fileName": "a.txt", "textContent": "hello"}},
+		{"list_files", map[string]any{"containerId": "docs"}},
+	} {
+		got, isErr := call(tc.tool, tc.args)
+		if !isErr || !strings.HasSuffix(got, ": "+cerrors.UnavailableText) {
+			t.Errorf("%s with the database down: isError %v, %q; want the unavailable text", tc.tool, isErr, got)
+		}
+		for _, leak := range []string{proxy.ln.Addr().String(), "dial", "EOF", "pgconn", "unexpected error"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s: %q carries %q", tc.tool, got, leak)
+			}
+		}
+	}
+	got, _ := call("store_context_batch", map[string]any{"entries": []any{map[string]any{"thread_id": "t", "source": "user", "text": "batched"}}})
+	if !strings.Contains(got, cerrors.UnavailableText) {
+		t.Errorf("store_context_batch with the database down: %q", got)
+	}
+}
