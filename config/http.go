@@ -43,6 +43,7 @@ func readHTTP(r *envReader, c *Config) {
 	c.Server.MaxMessageBytes = h.MaxRequestBytes // stdio's cap is HTTP's
 	h.ReadTimeout = r.seconds("MCP_HTTP_READ_TIMEOUT_S", 60, 3600)
 	h.IdleTimeout = r.seconds("MCP_HTTP_IDLE_TIMEOUT_S", 120, 3600)
+	h.WriteTimeout = r.seconds("MCP_HTTP_WRITE_TIMEOUT_S", 60, 3600)
 
 	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
 	ac := auth.Config{Provider: c.AuthProvider, ClientID: "mcp-client"}

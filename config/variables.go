@@ -44,6 +44,8 @@ var variables = []Variable{
 		Meaning: "reading one request, headers and body (at most 3600); a body still arriving then gets 408 and its connection is closed"},
 	{Name: "MCP_HTTP_IDLE_TIMEOUT_S", Default: "`120`", Group: "HTTP transport and authentication",
 		Meaning: "a keep-alive connection idle this long is closed (at most 3600)"},
+	{Name: "MCP_HTTP_WRITE_TIMEOUT_S", Default: "`60`", Group: "HTTP transport and authentication",
+		Meaning: "writing each part of a response, counted from when it is written, not from the request (at most 3600); a client that does not read its answer in time is disconnected and the answer's memory released"},
 	{Name: "MEMORY_LIMIT_MB", Default: "`1024`", Group: "HTTP transport and authentication",
 		Meaning: "the Go runtime's soft memory limit (0 = none); `GOMEMLIMIT`, when set, wins"},
 	{Name: "MCP_AUTH_PROVIDER", Default: "`none`", Group: "HTTP transport and authentication",
