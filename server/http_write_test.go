@@ -12,9 +12,12 @@ import (
 	"io"
 	"maps"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,6 +61,24 @@ func heapAfterGC() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// rssMB is the process's resident set in MiB after returning freed memory
+// to the system (0 where /proc is missing): for the log only, since the
+// other tests of the process share it.
+func rssMB() float64 {
+	debug.FreeOSMemory()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 func TestHTTPStalledReadersCut(t *testing.T) {
@@ -113,7 +134,7 @@ func TestHTTPStalledReadersCut(t *testing.T) {
 		t.Fatalf("warm-up read: %d entries", len(got))
 	}
 	normal.ok("fts_search_context", M{"query": "deadlines", "limit": 5})
-	baseHeap, baseG := heapAfterGC(), runtime.NumGoroutine()
+	baseHeap, baseG, baseRSS := heapAfterGC(), runtime.NumGoroutine(), rssMB()
 
 	args, _ := json.Marshal(M{"context_ids": ids})
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_context_by_ids","arguments":` + string(args) + `}}`
@@ -151,7 +172,7 @@ func TestHTTPStalledReadersCut(t *testing.T) {
 		}
 		started[addr] = time.Now()
 	}
-	heldHeap := heapAfterGC()
+	heldHeap, heldRSS := heapAfterGC(), rssMB()
 
 	// Normal calls from the other client while the stalled ones are held
 	// and until the server has cut every one of them.
@@ -190,14 +211,15 @@ func TestHTTPStalledReadersCut(t *testing.T) {
 		}
 		normal.ok("fts_search_context", M{"query": "deadlines", "limit": 5})
 	}
+	afterRSS := rssMB()
 	slices.Sort(lat)
 	p99 := lat[(len(lat)*99)/100]
 	if len(lat) < 100 {
 		p99 = lat[len(lat)-1]
 	}
-	t.Logf("%d clients that never read a ~%d MB answer: heap %.1f MB at baseline, %.1f MB while held, %.1f MB after the cut; goroutines %d -> %d; cut after %v; %d normal calls meanwhile: median %v, p99 %v",
-		stalled, 4*bigChars>>20, mb(baseHeap), mb(heldHeap), mb(afterHeap), baseG, afterG, slices.Sorted(maps.Values(cut)),
-		len(lat), lat[len(lat)/2], p99)
+	t.Logf("%d clients that never read a ~%d MB answer: heap %.1f MB at baseline, %.1f MB while held, %.1f MB after the cut (RSS %.0f, %.0f, %.0f MB); goroutines %d -> %d; cut after %v; %d normal calls meanwhile: median %v, p99 %v",
+		stalled, 4*bigChars>>20, mb(baseHeap), mb(heldHeap), mb(afterHeap), baseRSS, heldRSS, afterRSS, baseG, afterG,
+		slices.Sorted(maps.Values(cut)), len(lat), lat[len(lat)/2], p99)
 	if afterG > baseG+2 {
 		t.Errorf("goroutines: %d at baseline, %d after the clients were cut", baseG, afterG)
 	}
