@@ -30,6 +30,16 @@ func IsKnowledgeThread(thread string) bool {
 	return thread == KnowledgeThread || strings.HasPrefix(thread, KnowledgeThreadPrefix)
 }
 
+// BlobPath reports a metadata path at or under the knowledge record's
+// "blob" (knowledge.blob...). PublicMetadata cuts that member from the
+// metadata of knowledge threads, so a metadata condition on such a path
+// sees it absent there: the SQL builders test it on no metadata (as the
+// catalog, which never holds it, does), so a filter cannot probe a
+// pending upload's bytes either.
+func BlobPath(path []string) bool {
+	return len(path) >= 2 && path[0] == KnowledgeMetaKey && path[1] == "blob"
+}
+
 // PublicMetadata is meta as it may leave the engine or be indexed: for an
 // entry of a knowledge thread, every "blob" member of its record (the
 // base64 of a binary upload waiting for ingestion) is cut out, the rest

@@ -77,10 +77,14 @@ func TestKnowledgeOutOfAggregateViews(t *testing.T) {
 func knowledgeViews(t *testing.T, env *env, vectors bool) {
 	{
 		var notes []string
-		for _, text := range []string{"zebra crossing survey", "zebra stripes in the quarterly report", "the zebra herd moved north"} {
+		for _, text := range []string{"zebra crossing survey", "zebra stripes in the quarterly report"} {
 			notes = append(notes, env.storeText(t, "alice", "notes", "user", text))
 			env.clock.advance(1e9)
 		}
+		// A memory entry's own "knowledge.blob" is its metadata like any.
+		own := env.store(t, "alice", M{"thread_id": "notes", "source": "user", "text": "the zebra herd moved north",
+			"metadata": M{"knowledge": M{"blob": "own"}}})
+		notes = append(notes, own)
 		// Two knowledge entries through the knowledge tools, one pending
 		// binary upload as the knowledge service stores it.
 		created := env.call(t, "alice", "container_create", M{"name": "docs"})
@@ -195,6 +199,32 @@ func knowledgeViews(t *testing.T, env *env, vectors bool) {
 		}
 		noBlob(t, env.call(t, "alice", "search_context", M{"thread_id": pendingThread,
 			"metadata_filters": []any{M{"key": "knowledge.kind", "operator": "eq", "value": "document"}}}))
+		// A metadata filter sees no blob in a knowledge thread, on every
+		// path (catalog or SQL), so it cannot probe the bytes; elsewhere
+		// knowledge.blob is ordinary metadata.
+		for _, tc := range []struct {
+			thread string
+			cond   M
+			want   int
+		}{
+			{pendingThread, M{"key": "knowledge.blob", "operator": "exists"}, 0},
+			{pendingThread, M{"key": "knowledge.blob", "operator": "starts_with", "value": blobMarker[:6]}, 0},
+			{pendingThread, M{"key": "knowledge.blob", "operator": "not_exists"}, 1},
+			{pendingThread, M{"key": "knowledge.status", "operator": "eq", "value": "Failed"}, 1},
+			{"notes", M{"key": "knowledge.blob", "operator": "eq", "value": "own"}, 1},
+		} {
+			r := env.call(t, "alice", "search_context", M{"thread_id": tc.thread, "metadata_filters": []any{tc.cond}})
+			if got := ids(r); len(got) != tc.want {
+				t.Errorf("search_context %s %v: %v, want %d", tc.thread, tc.cond, got, tc.want)
+			}
+			r = env.call(t, "alice", "fts_search_context", M{"query": "scan zebra", "thread_id": tc.thread, "metadata_filters": []any{tc.cond}})
+			if r.failed() {
+				t.Errorf("fts_search_context %v: %s", tc.cond, r.describe())
+			}
+		}
+		if m := obj(t, env.getOne(t, "alice", own), "metadata"); obj(t, m, "knowledge")["blob"] != "own" {
+			t.Errorf("a memory entry's metadata lost knowledge.blob: %v", m)
+		}
 		if vectors {
 			noBlob(t, env.call(t, "alice", "hybrid_search_context", M{"query": "scan", "thread_id": pendingThread}))
 		}

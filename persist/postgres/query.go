@@ -185,6 +185,12 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	if err != nil {
 		return err
 	}
+	if persist.BlobPath(c.Path) {
+		// No such member in a knowledge thread (persist.BlobPath).
+		doc := "(CASE WHEN e.thread_id = '" + persist.KnowledgeThread + "' OR left(e.thread_id, " +
+			strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "' THEN NULL ELSE e.metadata END)"
+		jv, tv = strings.Replace(jv, "e.metadata", doc, 1), strings.Replace(tv, "e.metadata", doc, 1)
+	}
 	typ := "jsonb_typeof(" + jv + ")"
 	val := tv + ` COLLATE "C"`
 	folded := val

@@ -241,8 +241,14 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	if err != nil {
 		return err
 	}
-	typ := "json_type(e.metadata, " + p + ")"
-	val := "json_extract(e.metadata, " + p + ")"
+	doc := "e.metadata"
+	if persist.BlobPath(c.Path) {
+		// No such member in a knowledge thread (persist.BlobPath).
+		doc = "(CASE WHEN e.thread_id = '" + persist.KnowledgeThread + "' OR substr(e.thread_id, 1, " +
+			strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "' THEN NULL ELSE e.metadata END)"
+	}
+	typ := "json_type(" + doc + ", " + p + ")"
+	val := "json_extract(" + doc + ", " + p + ")"
 	// folded is the stored string as compared by the folding operators.
 	folded := val
 	fold := func(s string) string { return s }
@@ -361,7 +367,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 		}
 		b.w(")")
 	case "array_contains":
-		b.w("(" + typ + " = 'array' AND EXISTS (SELECT 1 FROM json_each(e.metadata, " + p + ") j WHERE ")
+		b.w("(" + typ + " = 'array' AND EXISTS (SELECT 1 FROM json_each(" + doc + ", " + p + ") j WHERE ")
 		switch kind {
 		case sqlval.KindString:
 			if c.CaseSensitive {
