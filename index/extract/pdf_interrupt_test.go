@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -15,24 +14,10 @@ import (
 // cyclicPDF is a minimal PDF whose page tree's only kid is the tree
 // itself (with a correct xref table, so the parser gets that far).
 func cyclicPDF() []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	objs := []string{
+	return pdfFile(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [2 0 R] /Count 1 >>",
-	}
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	)
 }
 
 // TestPDFCycleEnds: a page tree that points back to itself ends the

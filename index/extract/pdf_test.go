@@ -10,15 +10,20 @@ import (
 
 // buildPDF is a one-page PDF whose page shows content (a content stream)
 // with font /F1, Helvetica with WinAnsiEncoding, plus fontExtra in its
-// dictionary (a Widths array, say). Offsets in the xref table are exact.
+// dictionary (a Widths array, say).
 func buildPDF(content, fontExtra string) []byte {
-	objs := []string{
+	return pdfFile(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding " + fontExtra + ">>",
-	}
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding "+fontExtra+">>",
+	)
+}
+
+// pdfFile is a PDF of the objects objs (numbered from 1, the first the
+// catalog) with an exact xref table.
+func pdfFile(objs ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
