@@ -4,7 +4,6 @@ package server_test
 // unavailable (in fixed words) instead of "an unexpected error".
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/url"
@@ -12,13 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/contextd/contextd"
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/model/hashembed"
 	"github.com/contextd/contextd/persist/postgres/pgtest"
-	"github.com/contextd/contextd/server"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // tcpProxy forwards 127.0.0.1 connections to target until down, which
@@ -77,44 +72,13 @@ func TestPostgreSQLDownSaysUnavailable(t *testing.T) {
 	}
 	proxy := newTCPProxy(t, u.Host)
 	u.Host = proxy.ln.Addr().String()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, postgres.Options{URL: u.String(), Schema: schema, PoolMin: 1, PoolMax: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := contextd.Open(ctx, contextd.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close(); _ = st.Close() })
-	srv, err := server.New(eng, server.Options{Tools: append(server.ContextTools(), server.KnowledgeTools()...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewInProcessClient(srv.MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
-		t.Fatal(err)
-	}
+	// The knowledge harness's engine, on PostgreSQL through the proxy.
+	e := &kEnv{t: t, emb: hashembed.New(64), pgURL: u.String(), pgSchema: schema}
+	e.open()
 	call := func(tool string, args map[string]any) (string, bool) {
 		t.Helper()
-		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		var b strings.Builder
-		for _, x := range res.Content {
-			if tc, ok := x.(mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String(), res.IsError
+		got := e.call("alice", tool, args)
+		return strings.TrimPrefix(got, "error: "), strings.HasPrefix(got, "error: ")
 	}
 	if got, isErr := call("store_context", map[string]any{"thread_id": "t", "source": "user", "text": "before the outage"}); isErr {
 		t.Fatalf("store_context while up: %s", got)
