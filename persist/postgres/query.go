@@ -54,13 +54,17 @@ func (b *sqlb) readable(acc persist.Access, a string) *sqlb {
 	return b.principal(acc).w("))")
 }
 
-// notKnowledge writes "the entry of alias a is outside the knowledge
-// threads" (persist.IsKnowledgeThread).
-func (b *sqlb) notKnowledge(a string) *sqlb {
-	b.w(a+".thread_id <> ").typed(persist.KnowledgeThread, "::text")
-	b.w(" AND left("+a+".thread_id, "+strconv.Itoa(len(persist.KnowledgeThreadPrefix))+") <> ").typed(persist.KnowledgeThreadPrefix, "::text")
-	return b
+// inKnowledge is the SQL test "the entry of alias a is in a knowledge
+// thread" (persist.IsKnowledgeThread), its constants spelled inline (they
+// hold no quote).
+func inKnowledge(a string) string {
+	return "(" + a + ".thread_id = '" + persist.KnowledgeThread + "' OR left(" + a + ".thread_id, " +
+		strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "')"
 }
+
+// notKnowledge writes "the entry of alias a is outside the knowledge
+// threads".
+func (b *sqlb) notKnowledge(a string) *sqlb { return b.w("NOT " + inKnowledge(a)) }
 
 // aggregate writes the predicate of the aggregate views (list_threads,
 // get_statistics and its coverage figures): readable and outside the
@@ -187,8 +191,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	}
 	if persist.BlobPath(c.Path) {
 		// No such member in a knowledge thread (persist.BlobPath).
-		doc := "(CASE WHEN e.thread_id = '" + persist.KnowledgeThread + "' OR left(e.thread_id, " +
-			strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "' THEN NULL ELSE e.metadata END)"
+		doc := "(CASE WHEN " + inKnowledge("e") + " THEN NULL ELSE e.metadata END)"
 		jv, tv = strings.Replace(jv, "e.metadata", doc, 1), strings.Replace(tv, "e.metadata", doc, 1)
 	}
 	typ := "jsonb_typeof(" + jv + ")"

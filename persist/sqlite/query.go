@@ -95,13 +95,18 @@ func (b *sqlb) readableBulk(acc persist.Access, a string) *sqlb {
 	return b.principal(acc).w("))")
 }
 
-// notKnowledge writes "the entry of alias a is outside the knowledge
-// threads" (persist.IsKnowledgeThread). The unary + keeps the thread
-// index from driving a statement that visits most entries anyway.
-func (b *sqlb) notKnowledge(a string) *sqlb {
-	b.w("+" + a + ".thread_id <> ").arg(persist.KnowledgeThread)
-	return b.w(" AND substr(+" + a + ".thread_id, 1, ").arg(len(persist.KnowledgeThreadPrefix)).w(") <> ").arg(persist.KnowledgeThreadPrefix)
+// inKnowledge is the SQL test "the entry of alias a is in a knowledge
+// thread" (persist.IsKnowledgeThread), its constants spelled inline (they
+// hold no quote). The unary + keeps the thread index from driving a
+// statement that visits most entries anyway.
+func inKnowledge(a string) string {
+	return "(+" + a + ".thread_id = '" + persist.KnowledgeThread + "' OR substr(+" + a + ".thread_id, 1, " +
+		strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "')"
 }
+
+// notKnowledge writes "the entry of alias a is outside the knowledge
+// threads".
+func (b *sqlb) notKnowledge(a string) *sqlb { return b.w("NOT " + inKnowledge(a)) }
 
 // aggregate writes the predicate of the aggregate views (list_threads,
 // get_statistics and its coverage figures): readable (readableBulk) and
@@ -244,8 +249,7 @@ func (b *sqlb) meta(c persist.MetaCond) error {
 	doc := "e.metadata"
 	if persist.BlobPath(c.Path) {
 		// No such member in a knowledge thread (persist.BlobPath).
-		doc = "(CASE WHEN e.thread_id = '" + persist.KnowledgeThread + "' OR substr(e.thread_id, 1, " +
-			strconv.Itoa(len(persist.KnowledgeThreadPrefix)) + ") = '" + persist.KnowledgeThreadPrefix + "' THEN NULL ELSE e.metadata END)"
+		doc = "(CASE WHEN " + inKnowledge("e") + " THEN NULL ELSE e.metadata END)"
 	}
 	typ := "json_type(" + doc + ", " + p + ")"
 	val := "json_extract(" + doc + ", " + p + ")"
