@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
 )
 
@@ -87,11 +86,7 @@ func TestHTTPStalledReadersCut(t *testing.T) {
 		stalled      = 6
 		bigChars     = 3 << 20 // two entries: an answer of about 12 MB (the text twice, escaped once)
 	)
-	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(t.TempDir(), "ctx.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := contextd.Open(context.Background(), contextd.Config{Store: st})
+	eng, err := contextd.Open(context.Background(), contextd.Config{DBPath: filepath.Join(t.TempDir(), "ctx.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +110,6 @@ func TestHTTPStalledReadersCut(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 		_ = eng.Close()
-		_ = st.Close()
 	})
 	url := "http://" + ln.Addr().String()
 	normal := mustDial(t, url, "")
