@@ -61,7 +61,8 @@ var (
 	ErrBusy = errors.New("database busy")
 	// ErrDatabaseUnavailable: the database cannot be reached (the
 	// connection was refused, lost or timed out, the server is shutting
-	// down or takes no more connections). It matches ErrUnavailable too.
+	// down or takes no more connections, or no pooled connection came
+	// free in time). It matches ErrUnavailable too.
 	ErrDatabaseUnavailable error = &subError{msg: "database unavailable", parent: ErrUnavailable}
 )
 
@@ -76,7 +77,7 @@ func (e *subError) Unwrap() error { return e.parent }
 
 // UnavailableText is what a caller is told when the database cannot be
 // reached: fixed words, never the driver's (which name hosts and ports).
-const UnavailableText = "database unavailable: the server cannot reach its database (the connection was refused, lost or timed out); retry when it is back"
+const UnavailableText = "database unavailable: the server could not get a connection to its database (refused, lost, timed out, or every connection busy); retry later"
 
 // UnexpectedText is what a caller is told about a failure that is not its
 // fault (a driver error, a bug): the driver's or package's own text may

@@ -4,11 +4,7 @@ package server_test
 // unavailable (in fixed words) instead of "an unexpected error".
 
 import (
-	"io"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	cerrors "github.com/contextd/contextd/errors"
@@ -16,64 +12,11 @@ import (
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 )
 
-// tcpProxy forwards 127.0.0.1 connections to target until down, which
-// closes its port and every connection through it: the database is gone
-// for its clients.
-type tcpProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln, target: target}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(u, c); _ = u.Close() }()
-			go func() { _, _ = io.Copy(c, u); _ = c.Close() }()
-		}
-	}()
-	t.Cleanup(p.down)
-	return p
-}
-
-func (p *tcpProxy) down() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
 func TestPostgreSQLDownSaysUnavailable(t *testing.T) {
 	raw, schema := pgtest.Schema(t)
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newTCPProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
+	proxy, url := pgtest.NewProxy(t, raw)
 	// The knowledge harness's engine, on PostgreSQL through the proxy.
-	e := &kEnv{t: t, emb: hashembed.New(64), pgURL: u.String(), pgSchema: schema}
+	e := &kEnv{t: t, emb: hashembed.New(64), pgURL: url, pgSchema: schema}
 	e.open()
 	call := func(tool string, args map[string]any) (string, bool) {
 		t.Helper()
@@ -87,7 +30,7 @@ func TestPostgreSQLDownSaysUnavailable(t *testing.T) {
 		t.Fatalf("container_create while up: %s", got)
 	}
 
-	proxy.down()
+	proxy.Down()
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -103,7 +46,7 @@ func TestPostgreSQLDownSaysUnavailable(t *testing.T) {
 		if !isErr || !strings.HasSuffix(got, ": "+cerrors.UnavailableText) {
 			t.Errorf("%s with the database down: isError %v, %q; want the unavailable text", tc.tool, isErr, got)
 		}
-		for _, leak := range []string{proxy.ln.Addr().String(), "dial", "EOF", "pgconn", "unexpected error"} {
+		for _, leak := range []string{proxy.Addr(), "dial", "EOF", "pgconn", "unexpected error"} {
 			if strings.Contains(got, leak) {
 				t.Errorf("%s: %q carries %q", tc.tool, got, leak)
 			}

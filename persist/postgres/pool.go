@@ -23,10 +23,13 @@ import (
 )
 
 // errPoolTimeout is the failure to get a connection within PoolTimeout
-// (every connection busy); it matches errors.ErrUnavailable, and as a
-// dbError it passes wrap unchanged.
-var errPoolTimeout error = &dbError{what: "acquire connection", sent: cerrors.ErrUnavailable,
-	kind: "no free connection within POSTGRESQL_POOL_TIMEOUT_S (every connection of the pool is busy)"}
+// (every connection busy, or a new one does not come up because the
+// server does not answer: pgxpool counts a connection being made for a
+// waiting caller as busy, so the two look alike); it matches
+// errors.ErrDatabaseUnavailable (and so ErrUnavailable), and as a dbError
+// it passes wrap unchanged.
+var errPoolTimeout error = &dbError{what: "acquire connection", sent: cerrors.ErrDatabaseUnavailable,
+	kind: "no free connection within POSTGRESQL_POOL_TIMEOUT_S (every connection of the pool is busy, or the database server does not answer)"}
 
 // poolQ is the Store's way to the pool: every statement and transaction
 // acquires its connection here, waiting at most wait for one, and

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -61,5 +63,36 @@ func TestDatabaseUnavailable(t *testing.T) {
 		if w := wrap("search", e); errors.Is(w, cerrors.ErrDatabaseUnavailable) {
 			t.Errorf("%s: %v is ErrDatabaseUnavailable", name, w)
 		}
+	}
+}
+
+// TestDatabaseNotAnswering: a server that accepts connections and never
+// answers leaves the pool without a connection: after PoolTimeout the
+// read fails with ErrDatabaseUnavailable, not a generic error.
+func TestDatabaseNotAnswering(t *testing.T) {
+	url, schema := pgtest.Schema(t)
+	proxy, purl := pgtest.NewProxy(t, url)
+	ctx := context.Background()
+	st, err := Open(ctx, Options{URL: purl, Schema: schema, PoolMin: 1, PoolMax: 2,
+		PoolTimeout: 300 * time.Millisecond, ConnectTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t.Cleanup(proxy.Down) // first: connections being made end now
+	if _, err := st.LastSeq(ctx); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Silence()
+	saw := false
+	for i := 0; i < 4 && !saw; i++ {
+		_, err := st.LastSeq(ctx)
+		if !errors.Is(err, cerrors.ErrDatabaseUnavailable) {
+			t.Fatalf("read %d with the server silent: %v, want ErrDatabaseUnavailable", i, err)
+		}
+		saw = strings.HasPrefix(err.Error(), "postgresql: acquire connection: no free connection within POSTGRESQL_POOL_TIMEOUT_S")
+	}
+	if !saw {
+		t.Fatal("no read ended at the pool timeout")
 	}
 }
