@@ -69,8 +69,9 @@ func (a *adopter) stale(cutoff, now time.Time) []job {
 }
 
 // adopt runs until ctx ends: every AdoptAfter/4 it catches the index up
-// with the log (a SQLite process hears of other processes' commits no
-// other way while nobody reads) and queues the stale jobs not already
+// with the log (so a read after a long run of writes has little left to
+// apply; the index is not woken by each commit, see start), writes a
+// snapshot when one is due, and queues the stale jobs not already
 // queued or running here.
 func (s *Service) adopt(ctx context.Context) {
 	if s.indexed(ctx) != nil {
@@ -90,6 +91,7 @@ func (s *Service) adopt(ctx context.Context) {
 			}
 			continue
 		}
+		target{s}.MaybeSnapshot()
 		now := time.Now()
 		for _, j := range s.adopter.stale(now.Add(-s.opt.AdoptAfter), now) {
 			if !s.q.mine(j.id) {

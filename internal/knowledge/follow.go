@@ -66,8 +66,8 @@ func (t target) Apply(ctx context.Context, ids []string, last int64) error {
 	return nil
 }
 
-// MaybeSnapshot writes the snapshot when documents changed since the last
-// one and snapshotEvery has passed: often enough that a restart replays
+// MaybeSnapshot (called by the adopt loop) writes the snapshot when
+// documents changed since the last one and snapshotEvery has passed: often enough that a restart replays
 // little, rarely enough that a stream of uploads does not rewrite a large
 // file after each.
 func (t target) MaybeSnapshot() {
