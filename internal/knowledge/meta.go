@@ -21,17 +21,17 @@ const (
 	Failed     = "Failed"
 )
 
-// The threads knowledge entries live in: every container is an entry of
-// containerThread; the documents of container c are the entries of
-// docThreadPrefix+c. Both are ordinary threads, so search_context and
-// get_context_by_ids see the same documents under the same access rules.
+// The threads knowledge entries live in (persist owns the names: the
+// context tools' aggregate views leave them out): every container is an
+// entry of containerThread; the documents of container c are the entries
+// of docThreadPrefix+c. Both are ordinary threads, so get_context_by_ids
+// and a search naming the thread see the same documents under the same
+// access rules. metaKey is the metadata key holding an entry's record.
 const (
-	containerThread = "knowledge"
-	docThreadPrefix = "knowledge/"
+	containerThread = persist.KnowledgeThread
+	docThreadPrefix = persist.KnowledgeThreadPrefix
+	metaKey         = persist.KnowledgeMetaKey
 )
-
-// metaKey is the metadata key holding a knowledge entry's record.
-const metaKey = "knowledge"
 
 // record is what a container or document entry keeps in its metadata
 // under "knowledge". A container sets Kind, Name, Description; a document
