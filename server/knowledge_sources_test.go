@@ -45,7 +45,11 @@ func TestKnowledgeSourcesMirrorReadOnly(t *testing.T) {
 	search := func(principal, q string) string {
 		return e.call(principal, "search_knowledge", map[string]any{"containerId": "company-docs", "query": q, "mode": "Keyword"})
 	}
-	eventually("initial sync", func() bool { return strings.Contains(search("bob", "heron"), "File: intro.md") })
+	// Both files: the sync uploads them one after the other, and the
+	// queue may be idle between the two.
+	eventually("initial sync", func() bool {
+		return strings.Contains(search("bob", "heron"), "File: intro.md") && strings.Contains(search("alice", "kestrels"), "File: notes.txt")
+	})
 	kContains(t, "list", e.call("bob", "container_list", nil), "- company-docs [source] (2 files)")
 	kContains(t, "search path", search("alice", "kestrels"), "Path: /notes.txt")
 	for tool, args := range map[string]map[string]any{
