@@ -50,7 +50,9 @@ type HTTPOptions struct {
 	// WriteTimeout bounds writing each part of a response, counted from
 	// when it is written, not from the request (MCP_HTTP_WRITE_TIMEOUT_S,
 	// default DefaultWriteTimeout): a client that does not read its answer
-	// within it is disconnected and the answer's memory released.
+	// within it is disconnected and the answer's memory released. Under
+	// HTTPHandler it replaces an http.Server's own WriteTimeout, which
+	// would count from the request and cut long calls.
 	WriteTimeout time.Duration
 }
 
