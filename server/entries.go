@@ -191,16 +191,19 @@ func decodeImages(objs []map[string]any) ([]contextd.ImageInput, error) {
 	for i, m := range objs {
 		data, ok := m["data"]
 		if !ok {
+			//lint:ignore ST1005 the reference server's exact message
 			return out, fmt.Errorf(`Image %d is missing required "data" field`, i)
 		}
 		s, ok := data.(string)
 		if !ok {
+			//lint:ignore ST1005 the reference server's exact message
 			return out, fmt.Errorf(`Image %d has a non-string "data" field`, i)
 		}
 		out[i].Data = s
 		if mt, ok := m["mime_type"]; ok && mt != nil {
 			s, ok := mt.(string)
 			if !ok {
+				//lint:ignore ST1005 the reference server's exact message
 				return out, fmt.Errorf(`Image %d has a non-string "mime_type" field`, i)
 			}
 			out[i].MimeType = s
@@ -208,6 +211,7 @@ func decodeImages(objs []map[string]any) ([]contextd.ImageInput, error) {
 		if md, ok := m["metadata"]; ok && md != nil {
 			s, ok := md.(string)
 			if !ok {
+				//lint:ignore ST1005 the reference server's exact message
 				return out, fmt.Errorf("Image %d metadata must be a JSON-encoded string (got %s)", i, pyType(md))
 			}
 			out[i].Metadata = &s

@@ -53,6 +53,7 @@ var requestTypes = map[mcp.MCPMethod]func() any{
 	mcp.MethodCompletionComplete:     func() any { return &mcp.CompleteRequest{} },
 }
 
+//lint:ignore ST1005 the reference server's exact message
 var errUnparsable = errors.New(unparsableMessage)
 
 // refuseUndecodable is the request-initialization hook: a request of a

@@ -71,7 +71,6 @@ type lexScanner struct {
 	buf    []byte
 	stems  map[string]string // token -> stem, per call (snowball is slow)
 	hits   []hit
-	counts []int32
 	pos    int32
 }
 
