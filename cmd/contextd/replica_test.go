@@ -77,6 +77,12 @@ func TestTwoReplicas(t *testing.T) {
 	a := start(t, replicaEnv(t, url, schema)...)
 	b := start(t, replicaEnv(t, url, schema)...)
 	procs := []*proc{a, b}
+	// The start-up line names the PostgreSQL database, not the SQLite
+	// file DB_PATH would name.
+	if line := a.stderr.String(); !strings.Contains(line, "serving MCP on stdio; database postgresql://") ||
+		!strings.Contains(line, "(schema "+schema+")") || strings.Contains(line, ".db") {
+		t.Errorf("start-up line: %q", line)
+	}
 	var ids []string
 	for i := 0; i < 20; i++ {
 		id, err := storeOn(ctx, procs[i%2], "replicas", fmt.Sprintf("alternating write %d of zanzibar", i))
