@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,9 +53,7 @@ lost write or result naming another principal's entry.
 
 // runBench runs contextd bench.
 func runBench(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("contextd bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("bench")
 	size := fs.Int("size", 1000, "entries")
 	asJSON := fs.Bool("json", false, "print JSON")
 	_ = fs.Bool("markdown", false, "print Markdown (the default)")
@@ -68,16 +65,10 @@ func runBench(ctx context.Context, args []string, lookupEnv func(string) (string
 	load := fs.Bool("load", false, "run the HTTP load")
 	clients := fs.Int("clients", 16, "concurrent clients of the load")
 	duration := fs.Duration("duration", time.Minute, "how long the load runs")
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, benchUsage)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "contextd bench: %v\n%s", err, benchUsage)
-		return exitUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "contextd bench: unexpected argument %q\n%s", fs.Arg(0), benchUsage)
-		return exitUsage
+	if code, done := parseFlags(fs, args, benchUsage, stdout, stderr); done {
+		return code
+	}
+	switch {
 	case *asJSON && flagSet(fs, "markdown"):
 		fmt.Fprintf(stderr, "contextd bench: --markdown and --json exclude each other\n%s", benchUsage)
 		return exitUsage

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,21 +32,11 @@ variables.
 
 // runDocs runs contextd docs.
 func runDocs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("contextd docs", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("docs")
 	out := fs.String("out", repoData("docs"), "output folder")
 	check := fs.Bool("check", false, "compare instead of writing")
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, docsUsage)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "contextd docs: %v\n%s", err, docsUsage)
-		return exitUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "contextd docs: unexpected argument %q\n%s", fs.Arg(0), docsUsage)
-		return exitUsage
+	if code, done := parseFlags(fs, args, docsUsage, stdout, stderr); done {
+		return code
 	}
 	tools, err := toolsMarkdown(ctx)
 	if err != nil {

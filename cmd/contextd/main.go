@@ -97,17 +97,26 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 }
 
 // parseCommand parses the arguments of a subcommand (name, "" for the
-// serve default), which take neither flags nor operands. -h, -help and --help print its usage on stdout (exit 0); any
-// other flag or an extra operand prints the problem and the usage on
-// stderr (exit 2). done reports that the command must stop with code.
+// serve default), which take neither flags nor operands; see parseFlags.
 func parseCommand(name string, args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
-	fs := flag.NewFlagSet("contextd "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // the usage below is the one message
+	return parseFlags(newFlagSet(name), args, usage, stdout, stderr)
+}
+
+// newFlagSet is the flag set of a subcommand (name, "" for the serve
+// default): it prints nothing itself, parseFlags prints the usage.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(strings.TrimSpace("contextd "+name), flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the usage is the one message
 	fs.Usage = func() {}
-	prefix := "contextd: "
-	if name != "" {
-		prefix = "contextd " + name + ": "
-	}
+	return fs
+}
+
+// parseFlags parses a subcommand's flags, which take no operands. -h,
+// -help and --help print its usage on stdout (exit 0); an unknown flag, a
+// bad value or an operand prints the problem and the usage on stderr
+// (exit 2). done reports that the command must stop with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
+	prefix := fs.Name() + ": "
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)

@@ -40,24 +40,6 @@ func TestProgressPerFile(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for the progress ticker.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestLineProgressEveryFewSeconds: off a terminal, progress is a line
 // every LineEvery while the sync runs, even when no file finished in
 // between (a slow file or a slow server), and a last line at the end.
@@ -65,7 +47,9 @@ func TestLineProgressEveryFewSeconds(t *testing.T) {
 	if ingest.LineEvery > 5*time.Second {
 		t.Fatalf("LineEvery is %v: a log must get a line at least every few seconds", ingest.LineEvery)
 	}
-	var out lockedBuffer
+	// Finish stops the ticker before it returns, so the buffer is read
+	// after every write.
+	var out bytes.Buffer
 	p := ingest.NewProgress(&out) // not a terminal
 	p.Start(3)
 	p.Add(1)
