@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -56,7 +54,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "contextd eval: unknown collection %q\n%s", args[0], evalUsage)
 		return exitUsage
 	}
-	data, code := parseEvalFlags("cranfield", evalUsage, repoData(filepath.Join("testdata", "cranfield")), args[1:], stdout, stderr)
+	data, code := parseEvalFlags(evalUsage, repoData(filepath.Join("testdata", "cranfield")), args[1:], stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -153,23 +151,13 @@ func (r evalRun) half(parity int) float64 {
 	return sum / float64(n)
 }
 
-// parseEvalFlags reads -data (default def) for collection name; code is
+// parseEvalFlags reads the -data flag of an eval collection (default def); code is
 // -1 to go on, else the exit status.
-func parseEvalFlags(name, usage, def string, args []string, stdout, stderr io.Writer) (data string, code int) {
-	fs := flag.NewFlagSet("eval "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // usage below is the one message
-	fs.Usage = func() {}
+func parseEvalFlags(usage, def string, args []string, stdout, stderr io.Writer) (data string, code int) {
+	fs := newFlagSet("eval") // messages say "contextd eval: ..."
 	d := fs.String("data", def, "collection folder")
-	switch err := fs.Parse(args); {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return "", exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "contextd eval: %v\n%s", err, usage)
-		return "", exitUsage
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "contextd eval: unexpected argument %q\n%s", fs.Arg(0), usage)
-		return "", exitUsage
+	if code, done := parseFlags(fs, args, usage, stdout, stderr); done {
+		return "", code
 	}
 	return *d, -1
 }

@@ -50,7 +50,7 @@ func devPairs(p paraphrase.Pair) bool  { return p.Dev() }
 func heldPairs(p paraphrase.Pair) bool { return !p.Dev() }
 
 func runEvalParaphrase(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	data, code := parseEvalFlags("paraphrase", evalUsage, repoData(filepath.Join("testdata", "paraphrase")), args, stdout, stderr)
+	data, code := parseEvalFlags(evalUsage, repoData(filepath.Join("testdata", "paraphrase")), args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
