@@ -23,6 +23,10 @@ type chunkIndex struct {
 	// the last snapshot.
 	wm      int64
 	changed int
+	// legacy counts the documents whose id is not derived from their
+	// path (uploaded by an earlier version): only those need the index
+	// to find a document by path.
+	legacy int
 }
 
 // docIndex is one document in the index.
@@ -91,6 +95,9 @@ func (x *chunkIndex) put(id string, d *docIndex, keep bool) {
 	if old != nil && x.paths[pathKey(old.container, old.path)] == id {
 		delete(x.paths, pathKey(old.container, old.path))
 	}
+	if old == nil && !isDocID(id) {
+		x.legacy++
+	}
 	x.docs[id] = d
 	x.paths[pathKey(d.container, d.path)] = id
 	x.changed++
@@ -105,8 +112,19 @@ func (x *chunkIndex) forget(id string) {
 			delete(x.paths, pathKey(d.container, d.path))
 		}
 		delete(x.docs, id)
+		if !isDocID(id) {
+			x.legacy--
+		}
 		x.changed++
 	}
+}
+
+// hasLegacy reports whether a document uploaded before ids were derived
+// from paths is indexed.
+func (x *chunkIndex) hasLegacy() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.legacy > 0
 }
 
 // has reports whether id is an indexed document.

@@ -410,3 +410,61 @@ func TestPeerAdoptsUnfinishedUploads(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyDocumentReplacedInPlace: a document written by an earlier
+// version (an entry id not derived from its path) is found by path after
+// a restart: an upload to its path replaces it, keeping its id, and no
+// second document appears.
+func TestLegacyDocumentReplacedInPlace(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *contextd.Engine {
+		eng, err := contextd.Open(context.Background(), contextd.Config{DBPath: filepath.Join(dir, "k.db"),
+			Embedding: contextd.EmbeddingConfig{Embedder: hashembed.New(64)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "alice"})
+	acc := persist.Access{Principal: "alice"}
+	eng := open()
+	c, err := eng.KnowledgeService().Create(ctx, acc, nil, "old", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const legacyID = "0190abcdef127000800000000000abcd" // version 7, as entries were
+	text := "# Old\n\nWritten by an earlier version."
+	now := time.Now().UTC()
+	meta := fmt.Sprintf(`{"knowledge":{"kind":"document","name":"old.md","container":%q,"path":"/old.md","size":%d,"status":"Ready","generation":1,"job":"j1","strategy":"Semantic"}}`, c.ID, len(text))
+	err = eng.Persist().Write(context.Background(), func(tx persist.Tx) error {
+		return tx.Insert(context.Background(), &persist.Entry{ID: legacyID, ThreadID: "knowledge/" + c.ID, Source: "user", ContentType: "text",
+			Text: text, Metadata: []byte(meta), Version: 1, Owner: "alice", Visibility: "private", CreatedAt: now, UpdatedAt: now, Tags: []string{}}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng = open()
+	defer eng.Close()
+	s := eng.KnowledgeService()
+	up, err := s.Upload(ctx, acc, c, knowledge.File{Name: "old.md", Data: []byte("# New\n\nReplaced in place.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.DocumentID != legacyID {
+		t.Fatalf("upload to a legacy document's path made document %s, want %s replaced", up.DocumentID, legacyID)
+	}
+	if err := s.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx, acc, c)
+	if err != nil || st.Documents != 1 || st.Ready != 1 {
+		t.Fatalf("stats %+v, %v", st, err)
+	}
+	g, err := s.Get(ctx, acc, c, "/old.md")
+	if err != nil || g.ID != legacyID || !strings.Contains(g.Text, "Replaced in place") {
+		t.Fatalf("get_document: %+v, %v", g, err)
+	}
+}
