@@ -32,7 +32,11 @@ type target struct{ s *Service }
 // time only to find they are not documents. Document ids tell themselves
 // apart instead (docID: UUID version 8, derived from the container and
 // path, where entries get version 7), so only those and the documents
-// already indexed (written before ids were derived) are read.
+// already indexed (written before ids were derived, found by the rebuild
+// from SQL) are read. The one case this misses: a process of an earlier
+// version creating documents while this one runs, which this index sees
+// at its next rebuild (a restart without its snapshot); run one version
+// at a time.
 func (t target) Apply(ctx context.Context, ids []string, last int64) error {
 	s := t.s
 	var want []string
