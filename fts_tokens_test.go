@@ -86,7 +86,7 @@ type parityCorpus struct {
 	} `json:"queries"`
 }
 
-// TestFTSTokenParity (issue 12): over the committed corpus of code-ish
+// TestFTSTokenParity: over the committed corpus of code-ish
 // notes, Markdown and multilingual text, the in-process index and SQLite
 // FTS5 return the same entries for every match, prefix, phrase and boolean
 // query; the top-10 overlap of the rankings is reported.
@@ -151,7 +151,7 @@ func (b *tokenBackends) textsOf(ids []string) []string {
 	return out
 }
 
-// TestFTSTechnicalTokens (issue 12): the measured misses. Println, yaml,
+// TestFTSTechnicalTokens: the measured misses. Println, yaml,
 // example and resume find their entries on both backends, and prefix the
 // finds the same entries on both.
 func TestFTSTechnicalTokens(t *testing.T) {
@@ -194,7 +194,7 @@ func TestFTSTechnicalTokens(t *testing.T) {
 	}
 }
 
-// TestFTSHighlightSplitTokens (issue 12): a highlight marks the part of a
+// TestFTSHighlightSplitTokens: a highlight marks the part of a
 // technical token that matched (Println inside fmt.Println) and the
 // original accented text, the same on both backends.
 func TestFTSHighlightSplitTokens(t *testing.T) {

@@ -57,7 +57,7 @@ func untar(t *testing.T, path, dir string) {
 	}
 }
 
-// TestFTSReindexOnAnalyzerUpgrade (issue 12): testdata/upgrade holds a
+// TestFTSReindexOnAnalyzerUpgrade: testdata/upgrade holds a
 // database and its index snapshot written by contextd before analyzer
 // version 2 (Bleve's word tokenizer: fmt.Println one token, where
 // Println found nothing). Opening it rebuilds the snapshot from SQL with

@@ -17,7 +17,7 @@ import (
 // points), 80-character lines where `w.rd` matches often.
 const textLine = "a word, a ward, a weird sword in the world; wordy awards and other words in text\n"
 
-// TestGrepMemoryPerInputByte (issue 11) stores the largest legal text
+// TestGrepMemoryPerInputByte stores the largest legal text
 // (MAX_TEXT_CHARS, 10 Mi characters) and measures the bytes one grep
 // allocates per input byte, for each output mode: grep works on one
 // entry at a time with a small constant per byte. The README reports the

@@ -14,7 +14,7 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 )
 
-// The side channel of issue 11: a score must not tell bob anything about
+// The side channel: a score must not tell bob anything about
 // entries he cannot read. scoreWorld drives three principals through
 // generated operations over a small vocabulary (so every term is shared
 // by readable and unreadable entries) and compares, around every batch of
@@ -257,7 +257,7 @@ func firstDiff(a, b string) string {
 	return ""
 }
 
-// TestScoresIgnoreUnreadableEntries is issue 11's property: in-process,
+// TestScoresIgnoreUnreadableEntries is the property: in-process,
 // bob's results and scores (fts, hybrid, reranked fts and semantic) are
 // bit-identical before and after every batch of other principals'
 // operations on entries he cannot read, over 1,000 generated operations.
@@ -421,7 +421,7 @@ func TestScoresIgnoreUnreadableEntriesBeyondPool(t *testing.T) {
 	}
 }
 
-// TestScoresIgnoreUnreadableEntriesAllReadable: the one bit of issue 11.
+// TestScoresIgnoreUnreadableEntriesAllReadable: the one bit.
 // Bob reads every entry (his own and alice's public ones); the first entry
 // he cannot read, one that matches none of his queries, must not change
 // his results, nor its deletion, which makes him read every entry again.

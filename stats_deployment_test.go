@@ -11,7 +11,7 @@ import (
 	"github.com/contextd/contextd/quant"
 )
 
-// TestStatisticsDeploymentFiguresNeedOperatorRole (issue 11, R-060): with
+// TestStatisticsDeploymentFiguresNeedOperatorRole: with
 // an operator role configured (the default on HTTP with JWT), a caller
 // without it gets the same get_statistics, bit for bit, before and after
 // another principal stores, updates and deletes private entries: no

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// TestConfigLimits: the memory and request limits of issue 11 (MAX_TEXT_CHARS,
+// TestConfigLimits: the memory and request limits (MAX_TEXT_CHARS,
 // MCP_MAX_REQUEST_BYTES, MCP_HTTP_READ_TIMEOUT_S, MCP_HTTP_IDLE_TIMEOUT_S,
-// MCP_HTTP_WRITE_TIMEOUT_S (issue 28),
+// MCP_HTTP_WRITE_TIMEOUT_S,
 // MEMORY_LIMIT_MB): defaults, values, and the exact message of a bad value.
 func TestConfigLimits(t *testing.T) {
 	c, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))

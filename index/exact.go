@@ -6,7 +6,7 @@ package index
 // frequencies, document count and average length are counted over every
 // indexed entry; the BM25 stage (bm25.go) rescored that pool. When a
 // caller has more matches than the pool, which of them reach the page then
-// depended on entries it cannot read (issue 11). So the pool is never
+// depended on entries it cannot read. So the pool is never
 // Bleve's: every match of the text query inside the allowed set is visited
 // (the text searcher without scores, behind the same prefilter) and scored
 // by the BM25 stage's function with the readable-set statistics, and the

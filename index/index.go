@@ -267,7 +267,7 @@ func (ix *Index) textLengths(docs []Doc) []int {
 // token to one term), so the document lengths in the postings' norms and
 // the collection's total agree. Leaving stop words out of the total only
 // scored Cranfield higher (nDCG@10 0.3760 against 0.3713) by mismatching
-// the two (issue 12); counting them is textbook BM25 over what is
+// the two; counting them is textbook BM25 over what is
 // indexed. Counting by the tokenizer alone holds no token stream in
 // memory, so the largest legal text (300 MB) costs nothing extra.
 func textLength(text string, buf []byte) (int, []byte) {

@@ -5,7 +5,7 @@ package index
 // BM25 weighs a term by its document frequency df among N documents and
 // normalizes by the average text length avgdl. Counted over every indexed
 // entry, these move when another principal stores private entries, so a
-// score told the caller whether words it cannot read exist (issue 11). An
+// score told the caller whether words it cannot read exist. An
 // in-process search therefore counts them over the entries its caller may
 // read: the readable set of the catalog (public, owned, granted to the
 // principal or one of its groups), before the structural filters, so an

@@ -141,7 +141,7 @@ func TestTextFieldKeepsMappingOptions(t *testing.T) {
 	}
 }
 
-// Issue 11: indexing allocates in proportion to the text with a small
+// Indexing allocates in proportion to the text with a small
 // constant. 1 Mi bytes of the RSS test's English (200,000 words, stop
 // words included) allocated 94.7 bytes per input byte through Bleve's
 // token stream and 37.4 with textField (2026-12-03); the bound catches a

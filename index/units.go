@@ -10,7 +10,7 @@ package index
 // expansions' frequencies. Scored this way over the caller's readable set
 // (stats.go), a prefix query's score no longer depends on entries the
 // caller cannot read, as Bleve's own prefix score did (its idf per
-// expansion and its average length are collection-wide; issue 11).
+// expansion and its average length are collection-wide).
 // An expansion held only by unreadable entries adds nothing: its readable
 // postings are empty.
 

@@ -69,7 +69,7 @@ func bruteBM25(ix *Index, texts map[string]string, units [][]string, exact []boo
 	return out
 }
 
-// TestPrefixReadableSetStatistics (issue 11 §1, prefix mode): a prefix
+// TestPrefixReadableSetStatistics: a prefix
 // query is scored as FTS5 scores a prefix phrase, over the caller's
 // readable set. Oracles: the same search in an index holding only the
 // readable entries (bit for bit) and a brute-force BM25 over the readable

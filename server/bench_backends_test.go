@@ -17,7 +17,7 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 )
 
-// BenchmarkSearchBackends (issue 16): the same searches through an MCP
+// BenchmarkSearchBackends: the same searches through an MCP
 // client over every store kind the test script provides, side by side in
 // one run: SQLite and PostgreSQL 15 with the in-process indexes, SQLite's
 // FTS5 + sqlite-vec and PostgreSQL's tsvector (no pgvector in Debian's

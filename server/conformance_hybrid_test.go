@@ -43,7 +43,7 @@ func hybridScores(t *testing.T, resp M, k int, reranked bool) []M {
 // hybridScoresWeighted is hybridScores for a semantic-leg weight w: rrf =
 // 1/(k + fts_rank) + w/(k + semantic_rank). w = 1 is R-360's plain RRF
 // (HYBRID_SEMANTIC_WEIGHT=1); the default weighs the built-in embedder's
-// leg down (issue 12).
+// leg down.
 func hybridScoresWeighted(t *testing.T, resp M, k int, w float64, reranked bool) []M {
 	t.Helper()
 	results := objs(t, arr(t, resp, "results"))

@@ -13,7 +13,7 @@ import (
 	"github.com/contextd/contextd/server"
 )
 
-// Knowledge in the context tools (issue 24). Containers and documents are
+// Knowledge in the context tools. Containers and documents are
 // entries of thread "knowledge" and "knowledge/<container id>":
 //   - the aggregate views (list_threads, get_statistics with its coverage
 //     figures, the search tools without thread_id) leave them out, and a

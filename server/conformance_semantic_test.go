@@ -218,7 +218,7 @@ func TestSemanticHybridRegistration(t *testing.T) {
 	})
 }
 
-// ---- issue #4: paraphrase acceptance ---------------------------------------
+// ---- paraphrase acceptance ---------------------------------------
 
 // distractorTopics are sentence parts on topics unrelated to cars, engines,
 // winter or cold; a sentence takes one part of each list of one topic.
@@ -315,7 +315,7 @@ func distractorSentences(t *testing.T, n int) []string {
 	return out
 }
 
-// TestSemanticParaphrase is the acceptance test of issue #4, through the
+// TestSemanticParaphrase is the acceptance test, through the
 // MCP tools: a paraphrase sharing no content word with the query ranks in
 // the top 3 among 1,000 unrelated entries.
 func TestSemanticParaphrase(t *testing.T) {

@@ -1,6 +1,6 @@
 package server_test
 
-// Strict input (issue 11, section 5): text no backend can store, metadata
+// Strict input: text no backend can store, metadata
 // nested or sized past the limits, date bounds that agree with rendered
 // timestamps, blank queries and the joined hybrid message. Every refusal
 // carries its exact text and leaves the store unchanged.

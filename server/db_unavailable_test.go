@@ -1,6 +1,6 @@
 package server_test
 
-// Issue 28: with PostgreSQL down, tool calls say the database is
+// With PostgreSQL down, tool calls say the database is
 // unavailable (in fixed words) instead of "an unexpected error".
 
 import (

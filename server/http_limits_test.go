@@ -1,6 +1,6 @@
 package server_test
 
-// Issue 11, memory: the HTTP request cap (413) and the text cap of every
+// Memory: the HTTP request cap (413) and the text cap of every
 // writing tool (nothing stored on refusal, the largest legal text stored
 // intact).
 

@@ -1,6 +1,6 @@
 package server_test
 
-// Issue 28, transport: clients that ask for a large answer and never read
+// Transport: clients that ask for a large answer and never read
 // it are disconnected at the write deadline, the memory their answers
 // held is released, and other clients are served meanwhile.
 

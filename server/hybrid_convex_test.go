@@ -10,7 +10,7 @@ import (
 )
 
 // TestHybridConvexDefault: without HYBRID_FUSION the server fuses by the
-// convex combination of min-max normalised scores (issue 12; the rest of
+// convex combination of min-max normalised scores (the rest of
 // the suite pins R-360's RRF). Every candidate of both legs is on the
 // page, so each rrf is recomputed from the page's own fts_score and
 // semantic_distance; fusion_method "rrf" still gives R-360's scores.

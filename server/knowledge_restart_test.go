@@ -53,7 +53,7 @@ func TestKnowledgeRestartHelper(t *testing.T) {
 
 // TestKnowledgeRestartKill9 uploads 200 files in a child process, kills it with
 // SIGKILL while ingestion runs, reopens the database and checks that
-// every document ends Ready exactly once (issue 15's restart test).
+// every document ends Ready exactly once (the restart test).
 func TestKnowledgeRestartKill9(t *testing.T) {
 	db := t.TempDir() + "/restart.db"
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKnowledgeRestartHelper$", "-test.v")

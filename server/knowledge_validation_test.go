@@ -1,6 +1,6 @@
 package server_test
 
-// Issue 28, input validation of the knowledge tools: path and segment
+// Input validation of the knowledge tools: path and segment
 // lengths are capped, and names, paths and texts that would be stored
 // altered (an unpaired surrogate as U+FFFD, a NUL that PostgreSQL cannot
 // hold, a container name's trailing newline dropped) are refused with a

@@ -17,7 +17,7 @@ import (
 // outside the range of a float64.
 var undecodableArgs = []string{`{"limit":1e400}`, `{"metadata":{"x":-1e999}}`}
 
-// TestStrictUnparsableCallInProcess (issue 11 §5): an in-process client
+// TestStrictUnparsableCallInProcess: an in-process client
 // (mcp-go's in-process transport, which calls HandleMessage directly)
 // sending params Go cannot decode gets our text, never the decoder's
 // ("json: cannot unmarshal ... float64"), and the next call is served.

@@ -19,7 +19,7 @@ import (
 	"github.com/contextd/contextd/internal/testtier"
 )
 
-// BenchmarkPeers is the peer comparison of issue #4, in one run on the
+// BenchmarkPeers is the peer comparison, in one run on the
 // same vectors: our HNSW (defaults, and efSearch 256 for a higher-recall
 // point), our exact scan, sqlite-vec v0.1.9 (vec0 table bundled in
 // modernc.org/sqlite, pure Go) and github.com/coder/hnsw v0.6.1 (a

@@ -30,7 +30,7 @@ func gloveSet(tb testing.TB, n, nq int) (data, queries [][]float32) {
 	return vecs[:n], vecs[n : n+nq]
 }
 
-// TestRecallGloVe100k is the acceptance gate of issue #4 on real sentence
+// TestRecallGloVe100k is the acceptance gate on real sentence
 // vectors: 100k Go doc-comment sentences embedded by the built-in
 // embedder, indexed at the default settings (Options{}: Cosine, M 16,
 // efConstruction 128, efSearch 96), 500 held-out sentences as queries,

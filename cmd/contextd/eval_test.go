@@ -34,7 +34,7 @@ func TestCranfieldEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Floors hold the measured quality (a ranking regression fails).
-	// Issue 12's acceptance lines, on the even (reporting) half: hybrid
+	// The retrieval-quality targets, on the even (reporting) half: hybrid
 	// without a reranker >= BM25 holds since the convex fusion (0.3744 vs
 	// 0.3703; checked below); semantic alone >= 0.28 (measured 0.238) and
 	// hybrid with the default reranker >= BM25 + 0.02 (0.3867 vs 0.3903
@@ -121,7 +121,7 @@ func TestMetrics(t *testing.T) {
 
 // TestParaphraseEval runs `contextd eval paraphrase` and holds its
 // measured quality as floors (top-5 over all 60 pairs, the default
-// configuration and ENABLE_RERANKING=false). Issue 12 asks for semantic
+// configuration and ENABLE_RERANKING=false). The target is semantic
 // top-5 >= 0.8, hybrid >= 0.85 and >= 0.8 without reranking: the built-in
 // GloVe embedder does not reach them (README, "Semantic and hybrid
 // search"), so the floors are today's figures, and raising them is the

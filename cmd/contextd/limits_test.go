@@ -1,6 +1,6 @@
 package main
 
-// Issue 11: slow clients are cut off by the server's read deadline, and a
+// Slow clients are cut off by the server's read deadline, and a
 // SIGTERM while they are sending exits 0 within SHUTDOWN_TIMEOUT_S.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// Issue 11, memory: the largest legal text stored over HTTP and grepped by
+// Memory: the largest legal text stored over HTTP and grepped by
 // four concurrent callers keeps the process's peak RSS under a stated
 // bound, and RSS falls back near its resting level afterwards (the server
 // returns a burst's memory once it goes quiet: internal/memrelease).

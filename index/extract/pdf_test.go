@@ -43,7 +43,7 @@ func pdfFile(objs ...string) []byte {
 // TestPDFLinesOfOneTextObject: lines and words that one text object (one
 // BT ... ET) places by position come out separated. The library's
 // GetPlainText ignored positioning and gave "Quarterly ReportThe zebra",
-// so the word "Report" was not found (issue 24).
+// so the word "Report" was not found.
 func TestPDFLinesOfOneTextObject(t *testing.T) {
 	// Widths of the WinAnsi codes 32..126 in Helvetica's metrics would
 	// be exact; a flat 556 (the digits' width) is close enough.

@@ -181,7 +181,7 @@ func report(t testing.TB, title string, r map[string]map[subset]scores) {
 	t.Log(b.String())
 }
 
-// TestHybridNotBelowLegs is the acceptance of issue 24: on both halves,
+// TestHybridNotBelowLegs is the acceptance: on both halves,
 // knowledge Hybrid's MRR@10 is at least Keyword's and Semantic's.
 func TestHybridNotBelowLegs(t *testing.T) {
 	if testing.Short() {

@@ -1,5 +1,5 @@
 // Package kgolden owns the golden relevance set of the knowledge tools
-// (issue 15, requirements F) and the rank metrics its gate is stated in:
+// and the rank metrics its gate is stated in:
 // P@3, MRR, nDCG@5 and Recall@10 over a ranked list of document names.
 // The data lives in testdata/knowledge/golden/ (docs/ holds the documents,
 // queries.json the queries with graded documents: 3 perfect, 2 highly

@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of what an upload may name and hold beyond requirements A5.8
-// (issue 28): the reference bounds the file name (255 characters) and
+// Limits of what an upload may name and hold beyond requirements A5.8:
+// the reference bounds the file name (255 characters) and
 // the depth of a path (50 segments), not a path's length, so a folder of
 // 20 million characters was stored and list_files answered it back. A
 // folder path (normalized, as it is stored) is at most MaxPathChars

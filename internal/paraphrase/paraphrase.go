@@ -1,4 +1,4 @@
-// Package paraphrase owns the paraphrase retrieval set of issue 12: pairs
+// Package paraphrase owns the paraphrase retrieval set: pairs
 // of (query, entry) in the style of agent memory (incidents, decisions,
 // preferences, errands) where the query shares at most one content word
 // with the entry it should find, hidden among paragraphs of real technical

@@ -9,7 +9,7 @@ import (
 
 const dir = "../../testdata/paraphrase"
 
-// TestSetShape holds the set to what issue 12 asks of it: at least 50
+// TestSetShape holds the set to its stated shape: at least 50
 // pairs of the four kinds, at least 400 distractors, and no query sharing
 // more than one content word (stemmed, stop words removed) with its entry.
 func TestSetShape(t *testing.T) {

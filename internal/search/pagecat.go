@@ -58,7 +58,7 @@ type pageCatalog struct {
 // it succeeds or the engine closes. The rebuild reads every entry's access fields and
 // metadata (2.0-2.6 s at 100,000 entries on the loaded 2-core machine,
 // BenchmarkPageCatalogOpen) and even the snapshot takes 0.10-0.15 s to
-// decode there: start-up (≤ 1 s with snapshots, issue 17) pays neither
+// decode there: start-up (≤ 1 s with snapshots) pays neither
 // for a catalog that only makes some filters faster.
 func openPageCatalog(ctx context.Context, st persist.Store, feed *follow.Feed, dir string, progress io.Writer) *pageCatalog {
 	pc := &pageCatalog{st: st, cat: catalog.NewMeta(), progress: progressOrStderr(progress), lastSave: time.Now()}

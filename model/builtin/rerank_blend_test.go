@@ -19,7 +19,7 @@ func (s staticDF) DocFreqs(_ context.Context, words []string) ([]int, int, error
 	return make([]int, len(words)), s.docs, nil
 }
 
-// TestBlendParaphraseNotLast (issue 12): on the paraphrase set, where no
+// TestBlendParaphraseNotLast: on the paraphrase set, where no
 // query shares a content word with its entry, the lexical reranker ranks
 // each entry behind every distractor that shares an incidental word with
 // the query, tied with all the others at 0 (so its place is whatever the

@@ -1,6 +1,6 @@
 package sqlite
 
-// Issue 17: an equality on an indexed metadata field is served by the
+// An equality on an indexed metadata field is served by the
 // field's (folded value, created_at, id) index in page order, in both case
 // modes, whatever the value's selectivity (with a thread, the thread's
 // index drives and the condition filters), and
