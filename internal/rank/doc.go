@@ -13,6 +13,11 @@
 // the first RERANKING_MAX_LENGTH·RERANKING_CHARS_PER_TOKEN·0.95 code
 // points. The rerankers themselves are models (model/builtin, model/tei).
 //
+// The passage shown with each ranked result ([Passages.Locate]) is cut
+// from the same evidence: the window of the entry's text holding the most
+// distinct query words, inside the best chunk when that holds as many,
+// with its code-point offsets and lines.
+//
 // It knows nothing of the engine, the store or the legs' backends: the legs'
 // hits come in as [TextHit] and [VectorHit], texts are read through a
 // [Texts] function, and the reranker is any [Reranker]. Loading the
