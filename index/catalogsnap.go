@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/contextd/contextd/index/catalog"
-	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // The catalog snapshot. Bleve's snapshot holds the documents, not the
@@ -73,13 +73,13 @@ func (ix *Index) fillLengthsNow() error {
 }
 
 // SaveCatalog writes a catalog snapshot taken by CatalogSnapshot, with
-// the Mark of its watermark, atomically (follow.WriteFile). An index kept
+// the Mark of its watermark, atomically (snapfmt.WriteFile). An index kept
 // in memory has nowhere to write it.
-func (ix *Index) SaveCatalog(m follow.Mark, data []byte) error {
+func (ix *Index) SaveCatalog(m snapfmt.Mark, data []byte) error {
 	if ix.snap == nil {
 		return nil
 	}
-	err := follow.WriteFile(ix.snap.catalogPath(), 0o644, func(w io.Writer) error {
+	err := snapfmt.WriteFile(ix.snap.catalogPath(), 0o644, func(w io.Writer) error {
 		_, err := w.Write(ix.catalogHeader(nil, m))
 		if err == nil {
 			_, err = w.Write(data)
@@ -94,7 +94,7 @@ func (ix *Index) SaveCatalog(m follow.Mark, data []byte) error {
 
 func (s *snapshot) catalogPath() string { return filepath.Join(filepath.Dir(s.data), catalogFile) }
 
-func (ix *Index) catalogHeader(buf []byte, m follow.Mark) []byte {
+func (ix *Index) catalogHeader(buf []byte, m snapfmt.Mark) []byte {
 	buf = append(buf, catalogMagic...)
 	for _, v := range []string{ix.lang, AnalyzerVersion} {
 		buf = binary.AppendUvarint(buf, uint64(len(v)))
@@ -110,7 +110,7 @@ func (ix *Index) catalogHeader(buf []byte, m follow.Mark) []byte {
 // check accepts its Mark (a row of this store's change log: Mark.Check).
 // It returns the catalog's watermark, or why it was not used ("" when it
 // was); an error is check's.
-func (ix *Index) OpenCatalog(check func(follow.Mark) (string, error)) (int64, string, error) {
+func (ix *Index) OpenCatalog(check func(snapfmt.Mark) (string, error)) (int64, string, error) {
 	if ix.snap == nil {
 		return 0, "no catalog snapshot in memory", nil
 	}
@@ -144,10 +144,10 @@ func (ix *Index) OpenCatalog(check func(follow.Mark) (string, error)) (int64, st
 
 // parseCatalogHeader reads the header of a catalog snapshot: its Mark and
 // the catalog's bytes, or why it does not fit this index.
-func (ix *Index) parseCatalogHeader(data []byte) (follow.Mark, []byte, string) {
+func (ix *Index) parseCatalogHeader(data []byte) (snapfmt.Mark, []byte, string) {
 	const corrupt = "catalog snapshot header is corrupt"
 	if len(data) < len(catalogMagic) || string(data[:len(catalogMagic)]) != catalogMagic {
-		return follow.Mark{}, nil, corrupt
+		return snapfmt.Mark{}, nil, corrupt
 	}
 	b := data[len(catalogMagic):]
 	next := func() (uint64, bool) {
@@ -173,11 +173,11 @@ func (ix *Index) parseCatalogHeader(data []byte) (follow.Mark, []byte, string) {
 	entry, ok4 := str()
 	switch {
 	case !ok1 || !ok2 || !ok3 || !ok4 || seq > 1<<62:
-		return follow.Mark{}, nil, corrupt
+		return snapfmt.Mark{}, nil, corrupt
 	case lang != ix.lang || analyzer != AnalyzerVersion:
-		return follow.Mark{}, nil, fmt.Sprintf("catalog snapshot of %s/%s, the index is %s/%s", lang, analyzer, ix.lang, AnalyzerVersion)
+		return snapfmt.Mark{}, nil, fmt.Sprintf("catalog snapshot of %s/%s, the index is %s/%s", lang, analyzer, ix.lang, AnalyzerVersion)
 	}
-	return follow.Mark{Seq: int64(seq), Entry: entry}, b, ""
+	return snapfmt.Mark{Seq: int64(seq), Entry: entry}, b, ""
 }
 
 // removeCatalog drops the catalog snapshot of a recreated index: its

@@ -18,7 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
-	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // snapshotFormat is the format header of the snapshot. A snapshot of
@@ -138,7 +138,7 @@ func (s *snapshot) writeMeta(m snapMeta) error {
 	if err != nil {
 		return fmt.Errorf("index: encode snapshot header: %w", err)
 	}
-	err = follow.WriteFile(s.meta, 0o644, func(w io.Writer) error {
+	err = snapfmt.WriteFile(s.meta, 0o644, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})

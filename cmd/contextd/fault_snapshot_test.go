@@ -26,7 +26,7 @@ import (
 // TestFaultKillDuringSnapshot injects SIGKILL while the server writes an
 // in-process index snapshot: the HNSW graph (<db>.vectors/hnsw.snap) and
 // the full-text index's header (<db>.index/fts.json), both written by
-// follow.WriteFile on a graceful shutdown (stdin closed), the real code
+// snapfmt.WriteFile on a graceful shutdown (stdin closed), the real code
 // path. An inotify watch on the snapshot folder stops the server
 // (SIGSTOP) the moment the temporary file appears, the test checks the
 // rename has not happened yet (the temporary file is there and the

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // The metadata columns in a snapshot. Without them a catalog read back

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // randomCatalog builds a catalog through a random history of inserts,

@@ -1,9 +1,9 @@
 // Package follow owns how contextd's in-process indexes follow the store's
 // change log: the one after-commit hook of a store (Feed), the watermark
 // and the one applier loop of each index (Follower), the catch-up a search
-// runs first, the paging of a rebuild from the store (Scan), and the one
-// way a snapshot reaches the disk (WriteFile: temporary file, fsync,
-// rename, fsync of the directory).
+// runs first, and the paging of a rebuild from the store (Scan). The
+// snapshots' files (their framing, atomic write and change-log Mark) are
+// index/snapfmt's, below the indexes that write them.
 //
 // An index implements Target; the follower hands it the distinct entry
 // ids of each batch of change-log rows and advances its watermark once the

@@ -10,8 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // The chunk index's snapshot (Options.SnapshotPath, <database>.knowledge
@@ -29,7 +28,7 @@ import (
 // string is a uvarint length and its bytes.
 const snapMagic = "CXKNOW01"
 
-// save writes the snapshot atomically (follow.WriteFile).
+// save writes the snapshot atomically (snapfmt.WriteFile).
 func (s *Service) save(ctx context.Context) error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
@@ -39,10 +38,10 @@ func (s *Service) save(ctx context.Context) error {
 	s.idx.changed = 0
 	s.idx.mu.Unlock()
 	s.lastSave = time.Now()
-	m, err := follow.MarkAt(ctx, s.st, wm)
+	m, err := snapfmt.MarkAt(ctx, s.st, wm)
 	if err == nil {
 		data = encodeMark(data, m)
-		err = follow.WriteFile(s.opt.SnapshotPath, 0o644, func(w io.Writer) error {
+		err = snapfmt.WriteFile(s.opt.SnapshotPath, 0o644, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
 		})
@@ -94,7 +93,7 @@ func (x *chunkIndex) encode() []byte {
 }
 
 // encodeMark inserts the mark after the magic and seals the snapshot.
-func encodeMark(body []byte, m follow.Mark) []byte {
+func encodeMark(body []byte, m snapfmt.Mark) []byte {
 	out := make([]byte, 0, len(body)+len(m.Entry)+24)
 	out = append(out, snapMagic...)
 	out = binary.AppendUvarint(out, uint64(m.Seq))
@@ -116,14 +115,14 @@ type snapDoc struct {
 // decodeSnapshot reads a snapshot: its mark and documents, or an error
 // saying why it cannot be used. Counts are checked against the bytes
 // left, so a damaged file allocates nothing it could not fill.
-func decodeSnapshot(data []byte) (follow.Mark, []snapDoc, error) {
+func decodeSnapshot(data []byte) (snapfmt.Mark, []snapDoc, error) {
 	body, err := snapfmt.Open(data, snapMagic)
 	if err != nil {
-		return follow.Mark{}, nil, err
+		return snapfmt.Mark{}, nil, err
 	}
 	r := &snapfmt.Reader{B: body}
 	str := func() string { return string(r.Bytes(r.Count(1))) }
-	m := follow.Mark{Seq: int64(r.Uvarint())}
+	m := snapfmt.Mark{Seq: int64(r.Uvarint())}
 	m.Entry = str()
 	n := r.Count(12)
 	docs := make([]snapDoc, 0, n)
@@ -168,7 +167,7 @@ func decodeSnapshot(data []byte) (follow.Mark, []snapDoc, error) {
 		r.Fail("%d bytes after the last document", len(r.B))
 	}
 	if r.Err != nil {
-		return follow.Mark{}, nil, r.Err
+		return snapfmt.Mark{}, nil, r.Err
 	}
 	return m, docs, nil
 }

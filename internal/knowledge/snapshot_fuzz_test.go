@@ -4,8 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // FuzzDecodeSnapshot: any bytes decode to documents or an error, never a
@@ -18,7 +17,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	x.docs["0190abcdef1270008000000000000001"] = &docIndex{container: "c", path: "/a.md", gen: 2, job: "j", size: 27,
 		status: Ready, hash: "h", chunks: chunks, totalLen: total, indexedAt: time.Unix(1700000000, 0), model: "m", dims: 3}
 	x.docs["0190abcdef1270008000000000000002"] = &docIndex{container: "c", path: "/b.pdf", status: Pending}
-	good := encodeMark(x.encode(), follow.Mark{Seq: 9, Entry: "0190abcdef1270008000000000000001"})
+	good := encodeMark(x.encode(), snapfmt.Mark{Seq: 9, Entry: "0190abcdef1270008000000000000001"})
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(snapMagic))

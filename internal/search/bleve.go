@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 )
@@ -72,7 +73,7 @@ func (b *bleveTarget) start(ctx context.Context) error {
 		return b.rebuild(ctx, fmt.Sprintf("snapshot watermark %d is ahead of the database (%d): stale", wm, head), true)
 	}
 	foreign := false
-	cwm, why, err := b.ix.OpenCatalog(func(m follow.Mark) (string, error) {
+	cwm, why, err := b.ix.OpenCatalog(func(m snapfmt.Mark) (string, error) {
 		why, err := m.Check(ctx, b.st)
 		foreign = why != ""
 		return why, err
@@ -163,7 +164,7 @@ func (b *bleveTarget) saveCatalog(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("full-text index: %w", err)
 	}
-	m, err := follow.MarkAt(ctx, b.st, wm)
+	m, err := snapfmt.MarkAt(ctx, b.st, wm)
 	if err == nil {
 		err = b.ix.SaveCatalog(m, data)
 	}

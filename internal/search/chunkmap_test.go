@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/index/catalog"
-	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // TestChunkMapOracle: random sets and drops over reused ordinals (keys of
@@ -98,7 +98,7 @@ func TestChunkMapOracle(t *testing.T) {
 	}
 	check(m)
 	vi := &vecIndex{cat: cat, cm: m}
-	s, err := decodeState(vi.encodeState(nil, follow.Mark{Seq: 1, Entry: "e1"}))
+	s, err := decodeState(vi.encodeState(nil, snapfmt.Mark{Seq: 1, Entry: "e1"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 )
@@ -236,11 +237,11 @@ func FuzzPageCatalogSnapshot(f *testing.F) {
 	cat := catalog.NewMeta()
 	cat.Put(catalog.Entry{ID: "a", Owner: "ann", Public: true, ThreadID: "t", Tags: []string{"x"}, CreatedAt: t0,
 		Metadata: []byte(`{"status":"active","n":3}`)})
-	good := append(pageCatalogHeader(follow.Mark{Seq: 7, Entry: "a"}), cat.Encode(nil)...)
+	good := append(pageCatalogHeader(snapfmt.Mark{Seq: 7, Entry: "a"}), cat.Encode(nil)...)
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(pageCatalogMagic))
-	f.Add(append(pageCatalogHeader(follow.Mark{}), catalog.New().Encode(nil)...))
+	f.Add(append(pageCatalogHeader(snapfmt.Mark{}), catalog.New().Encode(nil)...))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, pageCatalogFile)

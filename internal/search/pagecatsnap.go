@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/catalog"
-	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // The snapshot of search_context's catalog (pagecat.go). At 100,000
@@ -39,7 +39,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// save writes the snapshot atomically (follow.WriteFile), with the Mark
+// save writes the snapshot atomically (snapfmt.WriteFile), with the Mark
 // of the watermark the catalog is at.
 func (pc *pageCatalog) save(ctx context.Context) error {
 	if pc.path == "" {
@@ -51,9 +51,9 @@ func (pc *pageCatalog) save(ctx context.Context) error {
 	pc.changed.Store(0)
 	pc.lastSave = time.Now()
 	pc.mu.Unlock()
-	m, err := follow.MarkAt(ctx, pc.st, wm)
+	m, err := snapfmt.MarkAt(ctx, pc.st, wm)
 	if err == nil {
-		err = follow.WriteFile(pc.path, 0o644, func(w io.Writer) error {
+		err = snapfmt.WriteFile(pc.path, 0o644, func(w io.Writer) error {
 			_, err := w.Write(pageCatalogHeader(m))
 			if err == nil {
 				_, err = w.Write(data)
@@ -67,7 +67,7 @@ func (pc *pageCatalog) save(ctx context.Context) error {
 	return nil
 }
 
-func pageCatalogHeader(m follow.Mark) []byte {
+func pageCatalogHeader(m snapfmt.Mark) []byte {
 	b := append([]byte(nil), pageCatalogMagic...)
 	b = binary.AppendUvarint(b, uint64(m.Seq))
 	b = binary.AppendUvarint(b, uint64(len(m.Entry)))
@@ -77,46 +77,46 @@ func pageCatalogHeader(m follow.Mark) []byte {
 
 // readPageCatalog reads the snapshot at path: the catalog and its Mark,
 // or why it cannot be used (missing, unreadable, corrupt).
-func readPageCatalog(path string) (*catalog.Catalog, follow.Mark, string) {
+func readPageCatalog(path string) (*catalog.Catalog, snapfmt.Mark, string) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, follow.Mark{}, "no snapshot"
+		return nil, snapfmt.Mark{}, "no snapshot"
 	case err != nil:
-		return nil, follow.Mark{}, fmt.Sprintf("snapshot unreadable (%v)", err)
+		return nil, snapfmt.Mark{}, fmt.Sprintf("snapshot unreadable (%v)", err)
 	}
 	m, rest, ok := parsePageCatalogHeader(data)
 	if !ok {
-		return nil, follow.Mark{}, "snapshot header is corrupt"
+		return nil, snapfmt.Mark{}, "snapshot header is corrupt"
 	}
 	cat, err := catalog.Decode(rest)
 	if err != nil {
-		return nil, follow.Mark{}, fmt.Sprintf("snapshot unusable (%v)", err)
+		return nil, snapfmt.Mark{}, fmt.Sprintf("snapshot unusable (%v)", err)
 	}
 	return cat, m, ""
 }
 
 // parsePageCatalogHeader splits a snapshot into its Mark and the
 // catalog's bytes; ok is false when the header is not intact.
-func parsePageCatalogHeader(data []byte) (follow.Mark, []byte, bool) {
+func parsePageCatalogHeader(data []byte) (snapfmt.Mark, []byte, bool) {
 	if len(data) < len(pageCatalogMagic) || string(data[:len(pageCatalogMagic)]) != pageCatalogMagic {
-		return follow.Mark{}, nil, false
+		return snapfmt.Mark{}, nil, false
 	}
 	b := data[len(pageCatalogMagic):]
 	seq, n := binary.Uvarint(b)
 	if n <= 0 || seq > 1<<62 {
-		return follow.Mark{}, nil, false
+		return snapfmt.Mark{}, nil, false
 	}
 	b = b[n:]
 	l, n := binary.Uvarint(b)
 	if n <= 0 || l > uint64(len(b)-n) {
-		return follow.Mark{}, nil, false
+		return snapfmt.Mark{}, nil, false
 	}
 	entry := string(b[n : n+int(l)])
 	b = b[n+int(l):]
 	end := len(data) - len(b)
 	if len(b) < 4 || binary.LittleEndian.Uint32(b) != crc32.Checksum(data[:end], castagnoli) {
-		return follow.Mark{}, nil, false
+		return snapfmt.Mark{}, nil, false
 	}
-	return follow.Mark{Seq: int64(seq), Entry: entry}, b[4:], true
+	return snapfmt.Mark{Seq: int64(seq), Entry: entry}, b[4:], true
 }

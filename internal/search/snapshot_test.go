@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/catalog"
+	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/snapfmt"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -334,7 +334,7 @@ func FuzzDecodeState(f *testing.F) {
 	ordB, _ := vi.cat.Ordinal("b")
 	vi.cm.put(12, ordB, span{0, 1 << 33, 1<<33 + 7}) // beyond uint32: kept aside
 	vi.cm.setKeys(ordB, []uint64{12})
-	f.Add(vi.encodeState(nil, follow.Mark{Seq: 3, Entry: "a"}))
+	f.Add(vi.encodeState(nil, snapfmt.Mark{Seq: 3, Entry: "a"}))
 	f.Add([]byte(vectorStateMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, snapfmt.Reseal(data)} {

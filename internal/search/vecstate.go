@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/catalog"
-	"github.com/contextd/contextd/internal/follow"
-	"github.com/contextd/contextd/internal/snapfmt"
+	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/vector"
 )
 
@@ -51,7 +50,7 @@ const (
 
 // vecState is a decoded state snapshot.
 type vecState struct {
-	mark    follow.Mark
+	mark    snapfmt.Mark
 	nchunks int
 	cat     *catalog.Catalog
 	cm      *chunkMap
@@ -59,7 +58,7 @@ type vecState struct {
 
 // encodeState appends the state snapshot of vi to buf. The caller holds
 // emu (read), so no apply changes the catalog or the chunks meanwhile.
-func (vi *vecIndex) encodeState(buf []byte, m follow.Mark) []byte {
+func (vi *vecIndex) encodeState(buf []byte, m snapfmt.Mark) []byte {
 	start := len(buf)
 	buf = append(buf, vectorStateMagic...)
 	buf = binary.AppendUvarint(buf, uint64(m.Seq))
@@ -102,7 +101,7 @@ func decodeState(data []byte) (*vecState, error) {
 	if seq > math.MaxInt64 {
 		return nil, errors.New("bad watermark")
 	}
-	s.mark = follow.Mark{Seq: int64(seq), Entry: string(r.Bytes(r.Count(1)))}
+	s.mark = snapfmt.Mark{Seq: int64(seq), Entry: string(r.Bytes(r.Count(1)))}
 	s.nchunks = int(r.Uvarint())
 	cat := r.Bytes(r.Count(1))
 	if r.Err != nil {
@@ -285,7 +284,7 @@ func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) 
 }
 
 // writeSnapshot writes the graph and the state snapshot to the index
-// directory atomically (follow.Create: temporary files, sync, rename,
+// directory atomically (snapfmt.Create: temporary files, sync, rename,
 // directory sync). The applier is held off while both are filled, so
 // they describe one watermark; searches go on meanwhile.
 func (vi *vecIndex) writeSnapshot() error {
@@ -297,12 +296,12 @@ func (vi *vecIndex) writeSnapshot() error {
 	if err := os.MkdirAll(vi.dir, 0o755); err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
-	graph, err := follow.Create(filepath.Join(vi.dir, vectorSnapshotFile))
+	graph, err := snapfmt.Create(filepath.Join(vi.dir, vectorSnapshotFile))
 	if err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
 	defer graph.Abort()
-	state, err := follow.Create(filepath.Join(vi.dir, vectorStateFile))
+	state, err := snapfmt.Create(filepath.Join(vi.dir, vectorStateFile))
 	if err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
@@ -328,7 +327,7 @@ func (vi *vecIndex) writeSnapshot() error {
 func (vi *vecIndex) fillSnapshot(graph, state io.Writer) error {
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
-	m, err := follow.MarkAt(context.Background(), vi.st, vi.wm)
+	m, err := snapfmt.MarkAt(context.Background(), vi.st, vi.wm)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,19 @@
-// Package snapfmt owns the framing the start-up snapshots share (the
-// access catalog's, index/catalog, and the vector index's state,
-// internal/search): a magic string, a body of varints and bytes, and a
-// CRC-32C of everything before it; and a Reader that decodes such a body
-// from memory with the first error sticking, so a decoder checks once
-// after a run of reads instead of after each.
+// Package snapfmt owns the files of the start-up snapshots (the access
+// catalog's, index/catalog; the full-text index's metadata and catalog,
+// index; the vector index's and the knowledge index's state,
+// internal/search and internal/knowledge):
+//
+//   - the framing they share: a magic string, a body of varints and
+//     bytes, and a CRC-32C of everything before it; and a Reader that
+//     decodes such a body from memory with the first error sticking, so a
+//     decoder checks once after a run of reads instead of after each;
+//   - the one way a snapshot reaches the disk (WriteFile, or Create and
+//     Commit: temporary file, fsync, rename, fsync of the directory);
+//   - the Mark of the change-log row a snapshot was taken at, which tells
+//     at start-up whether the store is still the one it was taken of.
+//
+// It sits below the indexes and the engine packages that write snapshots,
+// so that none of them imports another for its file format.
 //
 //	buf := append([]byte(nil), "CXEXAMP1"...)
 //	buf = binary.AppendUvarint(buf, 42)
@@ -12,6 +22,7 @@
 //	r := &snapfmt.Reader{B: body}
 //	n := r.Uvarint()
 //	if r.Err != nil { ... }
+//	err = snapfmt.WriteFile(path, 0o644, func(w io.Writer) error { _, err := w.Write(buf); return err })
 //
 // Counts are checked against the bytes left (Count), so a lying header
 // makes a decoder allocate nothing it could not fill.

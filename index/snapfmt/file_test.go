@@ -1,4 +1,4 @@
-package follow
+package snapfmt
 
 import (
 	"errors"
