@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/contextd/contextd/index/outline"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/generate"
-	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 )
 

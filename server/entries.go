@@ -9,7 +9,7 @@ import (
 
 	"github.com/contextd/contextd"
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 )
 
 // The batch tools take untyped objects. Each is decoded leniently here: the

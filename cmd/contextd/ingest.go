@@ -24,8 +24,8 @@ import (
 	"github.com/contextd/contextd/config"
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/ingest"
-	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/server"
 )

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/compress"
-	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
 )

@@ -12,7 +12,7 @@ import (
 
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/syncplan"
 )

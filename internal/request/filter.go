@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/persist"
 )
 

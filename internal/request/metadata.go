@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 )
 
 // Shape limits of a metadata object, the same on every backend. SQLite's

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/persist"
 )
 

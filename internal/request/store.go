@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/persist"
 )
 

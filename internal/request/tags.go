@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	cerrors "github.com/contextd/contextd/errors"
-	"github.com/contextd/contextd/internal/pyfmt"
+	"github.com/contextd/contextd/index/pyfmt"
 )
 
 // CheckTagCaps applies the caps to the raw tags, before normalization.

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/generate"
-	"github.com/contextd/contextd/internal/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )

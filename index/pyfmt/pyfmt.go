@@ -3,7 +3,9 @@
 // and of a decoded JSON value, and json.dumps with its default separators.
 // Error texts quote caller values with them, so a message reads byte for
 // byte as the reference's; Abbrev is the shorter quoting of the server's
-// argument errors.
+// argument errors. It imports nothing of the module, so every layer may
+// use it: the outline of index/outline strips headings with it as the
+// request checks strip their arguments.
 //
 //	pyfmt.Strip("\u3000 tag \x1f")                       // "tag"
 //	pyfmt.Quote("it's")                                 // `"it's"`
