@@ -26,6 +26,7 @@ import (
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/ingest"
+	"github.com/contextd/contextd/internal/ingest/mcpcall"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/server"
 )
@@ -277,7 +278,7 @@ func connect(ctx context.Context, a *ingestArgs, lookupEnv func(string) (string,
 		closeAll()
 		return nil, nil, connectFailure(a, "initialize", err, stderr)
 	}
-	return ingest.MCPCaller{Client: c}, closeAll, exitOK
+	return mcpcall.Caller{Client: c}, closeAll, exitOK
 }
 
 // connectFailure reports a failed connection to the MCP server and returns

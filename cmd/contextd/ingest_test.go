@@ -21,6 +21,7 @@ import (
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/ingest"
+	"github.com/contextd/contextd/internal/ingest/mcpcall"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/server"
@@ -110,7 +111,7 @@ func localState(t *testing.T, db, thread string) map[string][]syncplan.StateEntr
 	t.Helper()
 	p := start(t, "DB_PATH="+db, "HOME="+t.TempDir())
 	defer func() { _ = p.c.Close(); _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() }()
-	return corpusState(t, ingest.MCPCaller{Client: p.c}, thread)
+	return corpusState(t, mcpcall.Caller{Client: p.c}, thread)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

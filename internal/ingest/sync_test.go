@@ -18,6 +18,7 @@ import (
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/ingest"
+	"github.com/contextd/contextd/internal/ingest/mcpcall"
 	"github.com/contextd/contextd/internal/syncplan"
 	_ "github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
@@ -44,18 +45,18 @@ func callerFor(t *testing.T, eng *contextd.Engine, principal string) ingest.Call
 		ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
 		t.Fatal(err)
 	}
-	return principalCaller{ingest.MCPCaller{Client: c}, principal}
+	return principalCaller{mcpcall.Caller{Client: c}, principal}
 }
 
 // principalCaller puts a principal in the context of every call, as the
 // HTTP transport does for a verified token.
 type principalCaller struct {
-	ingest.MCPCaller
+	mcpcall.Caller
 	principal string
 }
 
 func (p principalCaller) CallTool(ctx context.Context, name string, args map[string]any) (json.RawMessage, error) {
-	return p.MCPCaller.CallTool(contextd.WithPrincipal(ctx, contextd.Principal{ID: p.principal}), name, args)
+	return p.Caller.CallTool(contextd.WithPrincipal(ctx, contextd.Principal{ID: p.principal}), name, args)
 }
 
 func openEngine(t *testing.T, cfg contextd.Config) *contextd.Engine {
