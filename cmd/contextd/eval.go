@@ -31,11 +31,15 @@ import (
 
 const evalUsage = `usage: contextd eval cranfield [-data DIR]
        contextd eval paraphrase [-data DIR]
+       contextd eval docs|code [-data DIR]
 
   cranfield   nDCG@10, P@10, MAP, MRR on the Cranfield collection; nDCG@10
               also on the odd-numbered queries (for choosing settings) and
               the even-numbered ones (for reporting)
   paraphrase  top-1/5/10 on the paraphrase set (testdata/paraphrase)
+  docs, code  MRR@10 of the context and knowledge searches on judged
+              questions over documentation (internal/keval/testdata) or
+              Go source (testdata/gocode), ingested with contextd ingest
   -data DIR   the collection's folder; default testdata/cranfield or
               testdata/paraphrase of the clone the command runs in
 `
@@ -50,6 +54,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case args[0] == "paraphrase":
 		return runEvalParaphrase(ctx, args[1:], stdout, stderr)
+	case args[0] == "docs" || args[0] == "code":
+		return runEvalQuestions(ctx, args[0], args[1:], stdout, stderr)
 	case args[0] != "cranfield":
 		fmt.Fprintf(stderr, "contextd eval: unknown collection %q\n%s", args[0], evalUsage)
 		return exitUsage
