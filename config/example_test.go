@@ -11,6 +11,7 @@ func ExampleFromEnv() {
 	env := map[string]string{
 		"DB_PATH":        "/srv/contextd/ctx.db",
 		"MCP_TRANSPORT":  "streamable-http",
+		"FASTMCP_HOST":   "127.0.0.1", // without authentication, loopback only
 		"FASTMCP_PORT":   "9000",
 		"DISABLED_TOOLS": "delete_context",
 	}
@@ -29,6 +30,6 @@ func ExampleFromEnv() {
 		fmt.Println(e.Var, "->", err)
 	}
 	// Output:
-	// http 0.0.0.0:9000 /srv/contextd/ctx.db [delete_context]
+	// http 127.0.0.1:9000 /srv/contextd/ctx.db [delete_context]
 	// FASTMCP_PORT -> invalid configuration: FASTMCP_PORT="eighty": must be an integer from 1 to 65535
 }

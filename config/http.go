@@ -46,6 +46,7 @@ func readHTTP(r *envReader, c *Config) {
 	h.WriteTimeout = r.seconds("MCP_HTTP_WRITE_TIMEOUT_S", 60, 3600)
 
 	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
+	checkExposure(r, c)
 	ac := auth.Config{Provider: c.AuthProvider, ClientID: "mcp-client"}
 	if v, ok := r.lookup("MCP_AUTH_CLIENT_ID"); ok && strings.TrimSpace(v) != "" {
 		ac.ClientID = strings.TrimSpace(v)

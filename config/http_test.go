@@ -130,7 +130,7 @@ func TestOperatorRoleDefault(t *testing.T) {
 		want string
 	}{
 		{"stdio", map[string]string{"DB_PATH": "/tmp/x.db"}, ""},
-		{"http without auth", map[string]string{"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "http"}, ""},
+		{"http without auth", map[string]string{"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "http", "FASTMCP_HOST": "127.0.0.1"}, ""},
 		{"stdio with a jwt provider (ignored)", with("MCP_TRANSPORT", "stdio"), ""},
 		{"http with jwt", jwtHTTP, "operator"},
 		{"http with jwt, set", with("ACCESS_CONTROL_OPERATOR_ROLE", " ops "), "ops"},
