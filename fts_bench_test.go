@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"

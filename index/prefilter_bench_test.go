@@ -11,7 +11,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 )
 
 // BenchmarkPrefilteredSearch measures fts_search_context's ranking step

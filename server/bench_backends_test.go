@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/model/builtin"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/server"
 )
 

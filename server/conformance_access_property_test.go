@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/loadtest"
+	"github.com/contextd/contextd/internal/lab/loadtest"
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/builtin"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/loadtest"
+	"github.com/contextd/contextd/internal/lab/loadtest"
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/postgres/pgtest"

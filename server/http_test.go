@@ -28,7 +28,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/loadtest"
+	"github.com/contextd/contextd/internal/lab/loadtest"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/contextd/contextd/internal/kgolden"
+	"github.com/contextd/contextd/internal/lab/kgolden"
 	"github.com/contextd/contextd/model/builtin"
 )
 

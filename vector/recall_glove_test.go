@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/internal/testtier"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contextd/contextd/internal/bench"
+	"github.com/contextd/contextd/internal/lab/bench"
 )
 
 const benchUsage = `usage: contextd bench [--size N] [--markdown|--json] [-data DIR] [--queries N] [--backend B] [--json-file F] [--keep DIR]

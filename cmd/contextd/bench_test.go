@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextd/contextd/internal/bench"
+	"github.com/contextd/contextd/internal/lab/bench"
 )
 
 func TestBenchCommandTiny(t *testing.T) {

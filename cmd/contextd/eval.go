@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	cran "github.com/contextd/contextd/internal/cranfield"
+	cran "github.com/contextd/contextd/internal/lab/cranfield"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"

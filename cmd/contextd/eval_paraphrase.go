@@ -8,7 +8,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/config"
-	"github.com/contextd/contextd/internal/paraphrase"
+	"github.com/contextd/contextd/internal/lab/paraphrase"
 )
 
 // `contextd eval paraphrase` measures how often the entry a paraphrased

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextd/contextd/internal/paraphrase"
+	"github.com/contextd/contextd/internal/lab/paraphrase"
 	"github.com/contextd/contextd/internal/testtier"
 )
 

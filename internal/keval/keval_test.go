@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/kgolden"
 	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/internal/lab/kgolden"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	_ "github.com/contextd/contextd/persist/sqlite"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/compress"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/internal/migrate"
-	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/model/builtin"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"

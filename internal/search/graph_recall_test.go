@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 	"github.com/contextd/contextd/internal/rank"
-	"github.com/contextd/contextd/internal/testcorpus"
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/quant"
 	"github.com/contextd/contextd/vector"

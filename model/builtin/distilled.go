@@ -5,7 +5,7 @@ import (
 	_ "embed" // the vendored distilled table
 	"sync"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // The distilled table: Universal Sentence Encoder lite (npm

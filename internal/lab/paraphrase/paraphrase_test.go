@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const dir = "../../testdata/paraphrase"
+const dir = "../../../testdata/paraphrase"
 
 // TestSetShape holds the set to its stated shape: at least 50
 // pairs of the four kinds, at least 400 distractors, and no query sharing

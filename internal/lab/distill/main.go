@@ -7,14 +7,14 @@
 // hand, never by CI, `go generate` or contextd (the Node step takes about
 // 6 minutes of one core). From the repository root:
 //
-//	go run ./model/builtin/internal/distill words -out /tmp/distill/words.json
+//	go run ./internal/lab/distill words -out /tmp/distill/words.json
 //	npm ci --prefix scripts/embedlab
 //	node scripts/embedlab/use.mjs /tmp/distill/words.json /tmp/distill/words.f32 256
-//	go run ./model/builtin/internal/distill table -words /tmp/distill/words.json -vectors /tmp/distill/words.f32
+//	go run ./internal/lab/distill table -words /tmp/distill/words.json -vectors /tmp/distill/words.f32
 //
 // The same encoder output gives the same bytes (the sha256 is printed).
 // The choices (PCA 100, whitening ε = 0.005, known words only) are the
-// embedder lab's (model/builtin/internal/embedlab, README "A contextual
+// embedder lab's (internal/lab/embedlab, README "A contextual
 // encoder and its static distillation").
 package main
 
@@ -30,7 +30,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 const (
@@ -48,7 +48,7 @@ func main() {
 	out := fs.String("out", "model/builtin/embeddata/use-distilled-100k.wv", "words: the JSON list to write; table: the table to write")
 	words := fs.String("words", "", "table: the JSON word list given to use.mjs")
 	vectors := fs.String("vectors", "", "table: use.mjs's float32 output for that list")
-	sample := fs.String("sample", "model/builtin/internal/gen/pcsample.txt", "table: sentences for the whitening")
+	sample := fs.String("sample", "internal/lab/wordvecgen/pcsample.txt", "table: sentences for the whitening")
 	_ = fs.Parse(os.Args[2:])
 	t, err := readBase(*base)
 	var sum string

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd/internal/goroot"
-	"github.com/contextd/contextd/internal/testcorpus"
+	"github.com/contextd/contextd/internal/lab/testcorpus"
 )
 
 // Threads is the number of threads the entries are spread over (the

@@ -4,7 +4,7 @@
 // sit beside. It is deterministic for one Go release: files are visited in
 // lexical order and every k-th eligible paragraph is kept.
 //
-//	go run ./internal/paraphrase/internal/gen -n 450 -out testdata/paraphrase/distractors.txt
+//	go run ./internal/lab/paraphrase/internal/gen -n 450 -out testdata/paraphrase/distractors.txt
 package main
 
 import (

@@ -2,8 +2,11 @@
 // its binary format, the tokenizer, and the sentence embedding (smooth
 // inverse frequency weighting and common-component removal, Arora, Liang
 // & Ma, "A Simple but Tough-to-Beat Baseline for Sentence Embeddings",
-// ICLR 2017). The generator (../gen) writes tables; package builtin reads
-// the vendored one. It is internal so the format can change with both.
+// ICLR 2017). The generator (internal/lab/wordvecgen) writes tables;
+// package builtin reads the vendored one, and the embedder lab
+// (internal/lab/embedlab, internal/lab/distill) reads and writes variants.
+// It is internal so the format can change with all of them; it imports
+// nothing of the module, so the model layer may use it.
 //
 //	t, _ := wordvec.Decode(data)
 //	v := make([]float32, t.Dim)

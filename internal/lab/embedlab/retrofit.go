@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // wordnet is the lexical graph of WordNet 3.0's data files (Debian
@@ -248,7 +248,7 @@ func evalRetrofit(c *corpus, tablePath, wnDir string) error {
 	if err != nil {
 		return err
 	}
-	sample, err := os.ReadFile(filepath.Join(filepath.Dir(tablePath), "..", "internal", "gen", "pcsample.txt"))
+	sample, err := os.ReadFile(filepath.Join(filepath.Dir(tablePath), "..", "..", "..", "internal", "lab", "wordvecgen", "pcsample.txt"))
 	if err != nil {
 		return err
 	}

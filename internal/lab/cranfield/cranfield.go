@@ -2,7 +2,7 @@
 // evaluates it: reading the collection files (documents as title plus
 // abstract, queries in file order, graded judgements) and the graded
 // metric, nDCG@k with gain 5 − grade. `contextd eval cranfield` and the
-// embedder lab (model/builtin/internal/embedlab) share it, so their
+// embedder lab (internal/lab/embedlab) share it, so their
 // figures are computed alike.
 //
 //	col, err := cranfield.Load("testdata/cranfield")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contextd/contextd/internal/cranfield"
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/lab/cranfield"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // result is one variant's figures: Cranfield nDCG@10 over all judged
@@ -157,7 +157,7 @@ func evalAll(ctx context.Context, c *corpus, dir, tablePath, only string) error 
 	if err != nil {
 		return err
 	}
-	sample, err := os.ReadFile(filepath.Join(filepath.Dir(tablePath), "..", "internal", "gen", "pcsample.txt"))
+	sample, err := os.ReadFile(filepath.Join(filepath.Dir(tablePath), "..", "..", "..", "internal", "lab", "wordvecgen", "pcsample.txt"))
 	if err != nil {
 		return err
 	}

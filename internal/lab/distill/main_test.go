@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // fixture writes a small base table, its word list, encoder vectors of

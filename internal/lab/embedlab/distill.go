@@ -7,7 +7,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // config is one static distillation: the encoder's vector of each word

@@ -13,7 +13,7 @@ import (
 	"github.com/contextd/contextd/index/kchunk"
 )
 
-const dir = "../../testdata/knowledge/golden"
+const dir = "../../../testdata/knowledge/golden"
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 

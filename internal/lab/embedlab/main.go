@@ -7,10 +7,10 @@
 // entries; odd pair ids are the development split). It is a tool for
 // people, never run by CI, the test script or the engine.
 //
-//	go run ./model/builtin/internal/embedlab export -dir /tmp/lab
+//	go run ./internal/lab/embedlab export -dir /tmp/lab
 //	node scripts/embedlab/use.mjs /tmp/lab/texts.json /tmp/lab/texts.f32 1
 //	node scripts/embedlab/use.mjs /tmp/lab/words.json /tmp/lab/words.f32 256
-//	go run ./model/builtin/internal/embedlab eval -dir /tmp/lab
+//	go run ./internal/lab/embedlab eval -dir /tmp/lab
 //
 // export writes the texts (texts.json: Cranfield documents, Cranfield
 // queries, distractors, entries, paraphrase queries, in that order) and
@@ -21,7 +21,7 @@
 // encoder, Model2Vec-style: PCA, SIF weights, optional whitening) and
 // blends of the built-in sentence vector with a distilled one.
 //
-//	go run ./model/builtin/internal/embedlab retrofit -wordnet /usr/share/wordnet
+//	go run ./internal/lab/embedlab retrofit -wordnet /usr/share/wordnet
 //
 // retrofit needs no encoder: it moves the built-in table's word vectors
 // towards their WordNet 3.0 neighbours (Debian wordnet-base; Faruqui et
@@ -38,9 +38,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/contextd/contextd/internal/cranfield"
-	"github.com/contextd/contextd/internal/paraphrase"
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/lab/cranfield"
+	"github.com/contextd/contextd/internal/lab/paraphrase"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 func main() {

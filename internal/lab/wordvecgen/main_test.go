@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/contextd/contextd/model/builtin/internal/wordvec"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 func TestProducible(t *testing.T) {
