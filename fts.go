@@ -2,13 +2,12 @@ package contextd
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/internal/retrieve"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/persist"
 )
@@ -140,7 +139,9 @@ func rankedWindow(limit, offset, def int) (rank.Window, *ClampedLimit, *RankDept
 }
 
 // FTSSearch runs fts_search_context: one BM25 ordering of at most 100
-// readable entries that pass every filter, cut to the requested page.
+// readable entries that pass every filter, cut to the requested page. The
+// caller and the request are checked here, the search runs in package
+// retrieve.
 func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearchResponse, error) {
 	start := time.Now()
 	p, acc, err := e.caller(ctx)
@@ -168,17 +169,6 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if err != nil {
 		return nil, err
 	}
-	stats := func(rows int, plan *string) *SearchStats {
-		if !req.ExplainQuery {
-			return nil
-		}
-		applied := 0
-		if f != nil {
-			applied = f.Applied
-		}
-		return &SearchStats{ExecutionTimeMS: roundMS(time.Since(start)), FiltersApplied: applied,
-			RowsReturned: rows, Backend: e.st.Backend(), QueryPlan: plan}
-	}
 	if problem != nil {
 		resp.Error, resp.ValidationErrors = problem.Message, problem.Errors
 		return resp, nil
@@ -190,66 +180,21 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	if e.fts.Unavailable() != "" {
 		return nil, newErr(ErrUnavailable, "%s", e.fts.Unavailable())
 	}
-	reranking := e.cfg.Rerank.Reranker != nil
-	// The in-process index computes reranker passages from the hits' text;
-	// a native engine's own highlight places them when it has one.
-	highlight := req.Highlight || reranking && e.fts.NativeHighlights()
-	hits, plan, err := e.ftsRank(ctx, acc, f, req.Query, mode, rank.Depth, highlight, req.ExplainQuery)
+	a, err := e.searcher().FullText(ctx, acc, retrieve.FullTextQuery{Text: req.Query, Mode: mode, Filter: f, Window: win,
+		Highlight: req.Highlight, Images: req.IncludeImages, Explain: req.ExplainQuery})
 	if err != nil {
 		return nil, err
 	}
-	ranked, reranked := rank.TextRanking(textHits(hits)), false
-	if reranking {
-		// The whole window of 100 is reranked before the page is cut
-		// (C.4, C.9): passages are windows around the matches. A reranker
-		// failure keeps the BM25 order.
-		rr, ok, err := e.reranking(acc).Rerank(ctx, req.Query, ranked, e.texts(acc))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			ranked, reranked = rr, true
-		}
-	}
-	page := rank.Cut(ranked, win)
-	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
-	if err != nil {
-		return nil, fmt.Errorf("fts search: %w", err)
-	}
-	for _, c := range page {
-		ent, ok := ents[c.ID]
-		if !ok { // deleted since the ranking: not a result
-			continue
-		}
-		h := c.Text
-		r := FTSResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: FTSScores{FTSScore: h.Score}}
-		if reranked {
-			s := c.Rerank
-			r.Scores.RerankScore = &s
-		}
-		if req.Highlight {
-			hl := h.Highlighted
-			if h.Spans != nil || hl == "" {
-				hl = index.Highlight(ent.Text, h.Spans)
-			}
-			r.Highlighted = &hl
-		}
-		resp.Results = append(resp.Results, r)
+	for _, h := range a.Hits {
+		resp.Results = append(resp.Results, FTSResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages),
+			Scores: FTSScores(h.Scores.Scores), Highlighted: h.Scores.Highlighted})
 	}
 	resp.Count = len(resp.Results)
-	resp.Stats = stats(resp.Count, &plan)
+	if req.ExplainQuery {
+		resp.Stats = &SearchStats{ExecutionTimeMS: roundMS(time.Since(start)), FiltersApplied: f.Applied,
+			RowsReturned: resp.Count, Backend: e.st.Backend(), QueryPlan: &a.Plan}
+	}
 	return resp, nil
-}
-
-// ftsHit is one ranked candidate of either backend.
-type ftsHit = search.FullTextHit
-
-// ftsRank computes the one ordering of at most depth candidates (rankDepth
-// for fts_search_context, more for a hybrid leg).
-func (e *Engine) ftsRank(ctx context.Context, acc persist.Access, f *builtFilter, q, mode string, depth int, highlight, explain bool) ([]ftsHit, string, error) {
-	return e.fts.Rank(ctx, acc, search.FullTextQuery{
-		Filter: f.Filter, Text: q, Mode: mode, Depth: depth, Highlight: highlight, Explain: explain,
-	})
 }
 
 // FTSStatus is the fts block of get_statistics.

@@ -2,16 +2,12 @@ package contextd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/internal/retrieve"
 )
 
 // Hybrid search (C.8): the full-text and the semantic leg each rank
@@ -137,7 +133,8 @@ func (e *Engine) HybridAvailable() bool {
 	return len(modes) > 0
 }
 
-// HybridSearch runs hybrid_search_context.
+// HybridSearch runs hybrid_search_context: the caller and the request
+// are checked here, the search runs in package retrieve.
 func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*HybridSearchResponse, error) {
 	start := time.Now()
 	p, acc, err := e.caller(ctx)
@@ -152,12 +149,10 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if err != nil {
 		return nil, err
 	}
-	resp := &HybridSearchResponse{Query: req.Query, Results: []HybridResult{}, FusionMethod: method, SearchModesUsed: []string{}}
 	win, clamped, depth, err := rankedWindow(req.Limit, req.Offset, 5)
 	if err != nil {
 		return nil, err
 	}
-	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
 	modes, issues := e.HybridModes()
 	if len(modes) == 0 {
 		return nil, newErr(ErrUnavailable, "No search modes available. Issues: %s", strings.Join(issues, "; "))
@@ -166,176 +161,48 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	if err != nil {
 		return nil, err
 	}
-	if problem != nil {
-		// Every available leg fails the same validation.
-		parts := make([]string, len(modes))
-		for i, m := range modes {
-			parts[i] = legName(m) + ": " + problem.Message
-		}
-		resp.Error = "All available search modes failed. " + request.JoinSentences(parts)
-		resp.ValidationErrors = slices.Compact(slices.Clone(problem.Errors))
-		return resp, nil
-	}
-	// A query full-text search cannot parse fails the FTS leg's validation
-	// alone: the semantic leg still runs.
-	if qp := request.FullTextQueryProblem(req.Query); qp != nil && slices.Contains(modes, "fts") {
-		modes = slices.DeleteFunc(modes, func(m string) bool { return m == "fts" })
-		resp.ValidationErrors = qp.Errors
-		if len(modes) == 0 {
-			resp.Error = "All available search modes failed. FTS: " + qp.Message
-			return resp, nil
-		}
-		resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+qp.Message)
-	}
-	if win.Empty() || request.BlankQuery(req.Query) {
-		return resp, nil // answered from the arguments alone
-	}
-	legDepth := hc.LegDepth()
-	ftsQuery, ftsMode, significant := rank.AdaptiveQuery(req.Query, hc.ORThreshold)
-	// Native full-text hits take reranker passages from the engine's own
-	// highlight; in-process ones compute them from the text.
-	highlight := e.cfg.Rerank.Reranker != nil && e.fts.NativeHighlights()
-
-	legs := search.Legs{FullText: e.fts}
-	if slices.Contains(modes, "fts") {
-		legs.Text = &search.FullTextQuery{Filter: f.Filter, Text: ftsQuery, Mode: ftsMode, Depth: legDepth, Highlight: highlight, Explain: req.ExplainQuery}
-	}
-	if slices.Contains(modes, "semantic") {
-		legs.Vectors, legs.Vector = e.vec.vs, &search.VectorQuery{Filter: f.Filter, Depth: legDepth, Explain: req.ExplainQuery}
-		legs.Embed = func(ctx context.Context) ([]float32, error) { return e.gen.EmbedQuery(ctx, req.Query) }
-	}
-	lr := legs.Run(ctx, acc)
-	ftsHits, semHits, ftsErr, semErr := lr.Text, lr.Vectors, lr.TextLeg.Err, lr.VectorLeg.Err
-	ftsStats, semStats := legStats(lr.TextLeg, len(ftsHits)), legStats(lr.VectorLeg, len(semHits))
-	if err := ctx.Err(); err != nil {
+	a, err := e.searcher().Hybrid(ctx, acc, retrieve.HybridQuery{
+		Text: req.Query, Filter: f, Problem: problem, Window: win, Config: hc, Method: method, K: k,
+		Modes: modes, Images: req.IncludeImages, Explain: req.ExplainQuery, Start: start,
+	})
+	if err != nil {
 		return nil, err
 	}
-	var used []string
-	if slices.Contains(modes, "fts") {
-		if ftsErr != nil {
-			resp.Warnings = append(resp.Warnings, "FTS sub-search failed; results may be based on semantic search only. FTS: "+publicMessage(ftsErr))
-			resp.Causes = append(resp.Causes, ftsErr)
-		} else {
-			used = append(used, "fts")
-		}
+	resp := &HybridSearchResponse{
+		Query: req.Query, Results: make([]HybridResult, len(a.Hits)), Count: len(a.Hits), FusionMethod: method,
+		SearchModesUsed: a.ModesUsed, FTSCount: a.FTSCount, SemanticCount: a.SemanticCount, Stats: hybridStats(a.Stats),
+		ClampedLimit: clamped, RankDepthLimit: depth, Warnings: a.Warnings, Causes: a.Causes,
+		Error: a.Error, ValidationErrors: a.ValidationErrors,
 	}
-	if slices.Contains(modes, "semantic") {
-		if semErr != nil {
-			resp.Warnings = append(resp.Warnings, "Semantic sub-search failed; results may be based on FTS only. Semantic: "+publicMessage(semErr))
-			resp.Causes = append(resp.Causes, semErr)
-		} else {
-			used = append(used, "semantic")
-		}
-	}
-	if len(used) == 0 {
-		var parts []string
-		if resp.ValidationErrors != nil {
-			parts = append(parts, "FTS: FTS query validation failed")
-		}
-		if ftsErr != nil {
-			parts = append(parts, "FTS: "+publicMessage(ftsErr))
-		}
-		if semErr != nil {
-			parts = append(parts, "Semantic: "+publicMessage(semErr))
-		}
-		return nil, newErr(ErrUnavailable, "All available search modes failed. %s", request.JoinSentences(parts))
-	}
-	resp.SearchModesUsed = used
-	resp.FTSCount, resp.SemanticCount = len(ftsHits), len(semHits)
-
-	fused, fs := hc.Fuse(method, k, textHits(ftsHits), vectorHits(semHits))
-	rb := time.Now()
-	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, fused, e.texts(acc))
-	if err != nil {
-		return nil, fmt.Errorf("hybrid search: %w", err)
-	}
-	rerankMS := roundMS(time.Since(rb))
-	page := rank.Cut(ranked, win)
-	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
-	if err != nil {
-		return nil, fmt.Errorf("hybrid search: %w", err)
-	}
-	for _, r := range page {
-		ent, ok := ents[r.ID]
-		if !ok {
-			continue // deleted since the ranking
-		}
-		res := HybridResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: HybridScores{RRF: r.RRF}}
-		if r.Text != nil {
-			fr, sc := r.TextRank, r.Text.Score
-			res.Scores.FTSRank, res.Scores.FTSScore = &fr, &sc
-		}
-		if r.Vector != nil {
-			sr, d := r.VectorRank, r.Vector.Distance
-			res.Scores.SemanticRank, res.Scores.SemanticDistance = &sr, &d
-		}
-		if reranked {
-			s := r.Rerank
-			res.Scores.RerankScore = &s
-		}
-		resp.Results = append(resp.Results, res)
-	}
-	resp.Count = len(resp.Results)
-	if req.ExplainQuery {
-		st := &HybridStats{
-			ExecutionTimeMS: roundMS(time.Since(start)), FusionStats: FusionStats(fs), FiltersApplied: f.Applied,
-			Reranked: reranked, RerankMS: rerankMS, Backend: e.st.Backend(), RowsReturned: resp.Count,
-			CandidatesFused: len(fused), CandidateDepth: rank.Depth, OverfetchPerLeg: legDepth,
-			ORThreshold: hc.ORThreshold, SignificantTerms: significant,
-		}
-		if slices.Contains(modes, "fts") {
-			st.FTSStats, st.AdaptiveFTSMode = &ftsStats, ftsMode
-		}
-		if slices.Contains(modes, "semantic") {
-			st.SemanticStats = &semStats
-		}
-		if e.vec != nil {
-			st.SearchBackend = e.vec.backend
-		} else {
-			st.SearchBackend = e.fts.Backend()
-		}
-		resp.Stats = st
+	for i, h := range a.Hits {
+		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores)}
 	}
 	return resp, nil
 }
 
-// legStats reports one leg in the explain statistics.
-func legStats(l search.Leg, candidates int) LegStats {
-	if l.Err != nil && l.Elapsed == 0 {
-		return LegStats{} // failed before it searched
+// hybridStats are the explain statistics of package retrieve as the
+// response reports them.
+func hybridStats(s *retrieve.HybridStats) *HybridStats {
+	if s == nil {
+		return nil
 	}
-	st := LegStats{ExecutionTimeMS: roundMS(l.Elapsed), Candidates: candidates}
-	if l.Embedded {
-		em := roundMS(l.Embed)
-		st.EmbeddingGenerationMS = &em
+	return &HybridStats{
+		ExecutionTimeMS: s.ExecutionTimeMS, FTSStats: (*LegStats)(s.FTSStats), SemanticStats: (*LegStats)(s.SemanticStats),
+		FusionStats: FusionStats(s.FusionStats), AdaptiveFTSMode: s.AdaptiveFTSMode, FiltersApplied: s.FiltersApplied,
+		Reranked: s.Reranked, RerankMS: s.RerankMS, Backend: s.Backend, RowsReturned: s.RowsReturned,
+		CandidatesFused: s.CandidatesFused, SearchBackend: s.SearchBackend, CandidateDepth: s.CandidateDepth,
+		OverfetchPerLeg: s.OverfetchPerLeg, ORThreshold: s.ORThreshold, SignificantTerms: s.SignificantTerms,
 	}
-	if l.Plan != "" {
-		st.QueryPlan = &l.Plan
-	}
-	return st
 }
 
-func legName(mode string) string {
-	if mode == "fts" {
-		return "FTS"
+// searcher runs the ranked searches over the engine's store and legs.
+func (e *Engine) searcher() *retrieve.Searcher {
+	rc := e.cfg.Rerank
+	s := &retrieve.Searcher{Store: e.st, FTS: e.fts, Embed: e.gen.EmbedQuery, Rerank: retrieve.Rerank{
+		Reranker: rc.Reranker, MaxPassageChars: rc.MaxPassageChars, FTSWindow: rc.FTSWindow, FTSGapMerge: rc.FTSGapMerge,
+	}}
+	if e.vec != nil {
+		s.Vectors, s.VectorBackend = e.vec.vs, e.vec.backend
 	}
-	return "Semantic"
-}
-
-// publicMessage is what a warning says of a failed leg: the message of an
-// engine error; anything else (a driver's or a package's text) is not for
-// the caller, who learns only that something unexpected failed.
-func publicMessage(err error) string {
-	var ee *Error
-	switch {
-	case errors.As(err, &ee):
-		return ee.Msg
-	case errors.Is(err, context.Canceled):
-		return "the request was cancelled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "the request timed out"
-	case errors.Is(err, ErrDatabaseUnavailable):
-		return cerrors.UnavailableText
-	}
-	return cerrors.UnexpectedText
+	return s
 }

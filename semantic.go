@@ -6,11 +6,8 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/index/chunk"
-	"github.com/contextd/contextd/internal/rank"
-	"github.com/contextd/contextd/internal/request"
+	"github.com/contextd/contextd/internal/retrieve"
 	"github.com/contextd/contextd/internal/search"
-	"github.com/contextd/contextd/model/builtin"
-	"github.com/contextd/contextd/persist"
 )
 
 // semantic is the engine's embedding and vector-search state.
@@ -178,14 +175,15 @@ func (e *Engine) semanticUnavailable() error {
 
 // SemanticSearch runs semantic_search_context: the readable entries that
 // pass every filter, ranked by the distance of their best chunk to the
-// query, one ordering of at most 100 (reranked), cut to the page.
+// query, one ordering of at most 100 (reranked), cut to the page. The
+// caller and the request are checked here, the search runs in package
+// retrieve.
 func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) (*SemanticSearchResponse, error) {
 	start := time.Now()
 	p, acc, err := e.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp := &SemanticSearchResponse{Query: req.Query, Results: []SemanticResult{}, Model: e.EmbeddingModelName()}
 	if req.Query == "" {
 		return nil, invalidf("query must be at least 1 character")
 	}
@@ -193,140 +191,24 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 	if err != nil {
 		return nil, err
 	}
-	resp.ClampedLimit, resp.RankDepthLimit = clamped, depth
 	f, problem, err := e.buildFilter(req.SearchFilter)
 	if err != nil {
 		return nil, err
 	}
-	stats := &SemanticStats{Backend: e.st.Backend()}
-	if e.vec != nil {
-		stats.SearchBackend = e.vec.backend
-	}
-	if f != nil {
-		stats.FiltersApplied = f.Applied
-	}
-	finish := func() {
-		if req.ExplainQuery {
-			stats.ExecutionTimeMS = roundMS(time.Since(start))
-			stats.RowsReturned = resp.Count
-			resp.Stats = stats
-		}
-	}
-	if problem != nil {
-		// Rejected before the query is embedded.
-		resp.Error, resp.ValidationErrors = problem.Message, problem.Errors
-		finish()
-		return resp, nil
-	}
-	if win.Empty() || request.BlankQuery(req.Query) {
-		return resp, nil // no embedding, no search
-	}
+	q := retrieve.SemanticQuery{Text: req.Query, Filter: f, Problem: problem, Window: win,
+		Images: req.IncludeImages, Explain: req.ExplainQuery, Start: start}
 	if !e.SemanticAvailable() {
-		return nil, e.semanticUnavailable()
+		q.Unavailable = e.semanticUnavailable()
 	}
-	began := time.Now()
-	qv, err := e.gen.EmbedQuery(ctx, req.Query)
-	if err != nil {
-		return nil, newErr(ErrUnavailable, "Failed to generate embedding for query: %s", err)
-	}
-	stats.EmbeddingGenerationMS = roundMS(time.Since(began))
-	hits, plan, err := e.semanticRank(ctx, acc, f, qv, rank.Depth, req.ExplainQuery)
+	a, err := e.searcher().Semantic(ctx, acc, q)
 	if err != nil {
 		return nil, err
 	}
-	stats.CandidatesBeforeRerank = len(hits)
-	if plan != "" {
-		stats.QueryPlan = &plan
+	resp := &SemanticSearchResponse{Query: req.Query, Results: make([]SemanticResult, len(a.Hits)), Count: len(a.Hits),
+		Model: e.EmbeddingModelName(), Stats: (*SemanticStats)(a.Stats), ClampedLimit: clamped, RankDepthLimit: depth,
+		Error: a.Error, ValidationErrors: a.ValidationErrors}
+	for i, h := range a.Hits {
+		resp.Results[i] = SemanticResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: SemanticScores(h.Scores)}
 	}
-	rb := time.Now()
-	ranked, reranked, err := e.reranking(acc).Rerank(ctx, req.Query, rank.VectorRanking(vectorHits(hits)), e.texts(acc))
-	if err != nil {
-		return nil, fmt.Errorf("semantic search: %w", err)
-	}
-	stats.Reranked, stats.RerankMS = reranked, roundMS(time.Since(rb))
-	page := rank.Cut(ranked, win)
-	ents, err := e.loadRanked(ctx, acc, rank.IDs(page), req.IncludeImages)
-	if err != nil {
-		return nil, fmt.Errorf("semantic search: %w", err)
-	}
-	for _, r := range page {
-		ent, ok := ents[r.ID]
-		if !ok {
-			continue // deleted since the ranking
-		}
-		res := SemanticResult{EntryView: e.searchView(p, ent, req.IncludeImages), Scores: SemanticScores{SemanticDistance: r.Vector.Distance}}
-		if reranked {
-			s := r.Rerank
-			res.Scores.RerankScore = &s
-		}
-		resp.Results = append(resp.Results, res)
-	}
-	resp.Count = len(resp.Results)
-	finish()
 	return resp, nil
-}
-
-// loadRanked reads the readable entries among ids.
-func (e *Engine) loadRanked(ctx context.Context, acc persist.Access, ids []string, images bool) (map[string]*persist.Entry, error) {
-	ents, err := e.st.Get(ctx, acc, ids, persist.GetOptions{Images: images})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*persist.Entry, len(ents))
-	for i := range ents {
-		out[ents[i].ID] = &ents[i]
-	}
-	return out, nil
-}
-
-// vecHit is one entry of a vector ranking: its best chunk.
-type vecHit = search.VectorHit
-
-// semanticRank computes the one ordering of at most depth entries nearest
-// to qv among the readable entries that pass f.
-func (e *Engine) semanticRank(ctx context.Context, acc persist.Access, f *builtFilter, qv []float32, depth int, explain bool) ([]vecHit, string, error) {
-	return e.vec.vs.Rank(ctx, acc, search.VectorQuery{Filter: f.Filter, Vector: qv, Depth: depth, Explain: explain})
-}
-
-// reranking is the configured reranking of acc's ranked searches; the
-// in-process index places the passages of hits that came without
-// highlight. The built-in lexical reranker weighs query terms by the
-// full-text backend's collection statistics, those of acc's readable set
-// in-process (not of entries acc cannot read).
-func (e *Engine) reranking(acc persist.Access) rank.Reranking {
-	rc := e.cfg.Rerank
-	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
-	if l, ok := rc.Reranker.(builtin.StatsReranker); ok && e.fts != nil {
-		if s := e.fts.CollectionStats(acc); s != nil {
-			r.Reranker = l.WithStats(s)
-		}
-	}
-	if e.fts != nil && e.fts.Index() != nil {
-		r.Passages.Matcher = e.fts.Index()
-	}
-	return r
-}
-
-// texts reads the texts of the entries acc may read.
-func (e *Engine) texts(acc persist.Access) rank.Texts {
-	return func(ctx context.Context, ids []string) (map[string]string, error) {
-		return e.st.Texts(ctx, acc, ids)
-	}
-}
-
-// textHits and vectorHits hand the legs' hits to internal/rank.
-func textHits(hits []ftsHit) []rank.TextHit {
-	out := make([]rank.TextHit, len(hits))
-	for i, h := range hits {
-		out[i] = rank.TextHit(h)
-	}
-	return out
-}
-
-func vectorHits(hits []vecHit) []rank.VectorHit {
-	out := make([]rank.VectorHit, len(hits))
-	for i, h := range hits {
-		out[i] = rank.VectorHit(h)
-	}
-	return out
 }

@@ -1,0 +1,120 @@
+package retrieve
+
+import (
+	"context"
+	"time"
+
+	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/model"
+	"github.com/contextd/contextd/model/builtin"
+	"github.com/contextd/contextd/persist"
+)
+
+// Searcher runs the ranked searches over one store and its legs. It is a
+// plain value: the facade builds one per call from its open state, so a
+// change of its configuration (as tests make) applies to the next search.
+type Searcher struct {
+	Store persist.Store
+	FTS   *search.FullText
+	// Vectors is the vector leg; nil when semantic search cannot run.
+	Vectors *search.Vectors
+	// VectorBackend is semantic search's SEARCH_BACKEND, "" without an
+	// embedder.
+	VectorBackend string
+	// Embed embeds a query for the vector leg.
+	Embed func(ctx context.Context, query string) ([]float32, error)
+	// Rerank configures reranking; a nil Reranker reranks nothing.
+	Rerank Rerank
+}
+
+// Rerank configures the reranking of the ranked searches: the reranker
+// and the passages it reads (rank.Passages).
+type Rerank struct {
+	Reranker                                model.Reranker
+	MaxPassageChars, FTSWindow, FTSGapMerge int
+}
+
+// reranking is the configured reranking of acc's ranked searches; the
+// in-process index places the passages of hits that came without
+// highlight. The built-in lexical reranker weighs query terms by the
+// full-text backend's collection statistics, those of acc's readable set
+// in-process (not of entries acc cannot read).
+func (s *Searcher) reranking(acc persist.Access) rank.Reranking {
+	rc := s.Rerank
+	r := rank.Reranking{Reranker: rc.Reranker, Passages: rank.Passages{MaxChars: rc.MaxPassageChars, Window: rc.FTSWindow, GapMerge: rc.FTSGapMerge}}
+	if l, ok := rc.Reranker.(builtin.StatsReranker); ok && s.FTS != nil {
+		if st := s.FTS.CollectionStats(acc); st != nil {
+			r.Reranker = l.WithStats(st)
+		}
+	}
+	if s.FTS != nil && s.FTS.Index() != nil {
+		r.Passages.Matcher = s.FTS.Index()
+	}
+	return r
+}
+
+// texts reads the texts of the entries acc may read.
+func (s *Searcher) texts(acc persist.Access) rank.Texts {
+	return func(ctx context.Context, ids []string) (map[string]string, error) {
+		return s.Store.Texts(ctx, acc, ids)
+	}
+}
+
+// load reads the readable entries among ids.
+func (s *Searcher) load(ctx context.Context, acc persist.Access, ids []string, images bool) (map[string]*persist.Entry, error) {
+	ents, err := s.Store.Get(ctx, acc, ids, persist.GetOptions{Images: images})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*persist.Entry, len(ents))
+	for i := range ents {
+		out[ents[i].ID] = &ents[i]
+	}
+	return out, nil
+}
+
+// hydrate reads the page's entries and pairs each with its candidate; an
+// entry deleted since the ranking is not a result.
+func hydrate[S any](ctx context.Context, s *Searcher, acc persist.Access, page []rank.Candidate, images bool, scores func(*persist.Entry, rank.Candidate) S) ([]Hit[S], error) {
+	ents, err := s.load(ctx, acc, rank.IDs(page), images)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit[S], 0, len(page))
+	for _, c := range page {
+		if ent, ok := ents[c.ID]; ok {
+			out = append(out, Hit[S]{Entry: ent, Scores: scores(ent, c)})
+		}
+	}
+	return out, nil
+}
+
+// Hit is one result of a page: the stored entry and its scores.
+type Hit[S any] struct {
+	Entry  *persist.Entry
+	Scores S
+}
+
+// MS is a duration in milliseconds with two decimals, as the statistics
+// report times.
+func MS(d time.Duration) float64 {
+	return float64(d.Microseconds()/10) / 100
+}
+
+// textHits and vectorHits hand the legs' hits to package rank.
+func textHits(hits []search.FullTextHit) []rank.TextHit {
+	out := make([]rank.TextHit, len(hits))
+	for i, h := range hits {
+		out[i] = rank.TextHit(h)
+	}
+	return out
+}
+
+func vectorHits(hits []search.VectorHit) []rank.VectorHit {
+	out := make([]rank.VectorHit, len(hits))
+	for i, h := range hits {
+		out[i] = rank.VectorHit(h)
+	}
+	return out
+}
