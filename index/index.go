@@ -51,6 +51,13 @@ type Options struct {
 	// LockTimeout bounds the wait for another process's lock on the
 	// snapshot (default 1s); past it the index is kept in memory instead.
 	LockTimeout time.Duration
+	// MaxQueryTerms bounds the distinct terms one search scores, and
+	// MaxPrefixExpansions the index terms its prefixes expand to
+	// (limits.go; 0: DefaultMaxQueryTerms, DefaultMaxPrefixExpansions).
+	MaxQueryTerms, MaxPrefixExpansions int
+	// MaxCandidates bounds the entries a pruned disjunction's selection
+	// visits (limits.go; 0: DefaultMaxCandidates).
+	MaxCandidates int
 }
 
 // Doc is one entry as the index holds it.
@@ -91,6 +98,9 @@ type Index struct {
 	// statistics fill them (stats.go).
 	lensMu    sync.Mutex
 	lensStale bool
+
+	// maxTerms and maxExpansions are Options' cost bound (limits.go).
+	maxTerms, maxExpansions, maxCandidates int
 
 	// noPrune selects candidates with the whole disjunction (prune.go):
 	// the oracle of the pruning test.
@@ -171,7 +181,7 @@ func Open(o Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	ix := &Index{lang: o.Language, cat: catalog.NewMeta(), stop: stop}
+	ix := &Index{lang: o.Language, cat: catalog.NewMeta(), stop: stop, maxTerms: o.MaxQueryTerms, maxExpansions: o.MaxPrefixExpansions, maxCandidates: o.MaxCandidates}
 	if o.Dir != "" {
 		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
 		switch {

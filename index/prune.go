@@ -24,7 +24,7 @@ import (
 // BM25 with every term; when the depth-th score θ is at least the summed
 // bound of the terms left out, no document matching only those terms can
 // enter the ranking, and the answer stands (the MaxScore argument of
-// Turtle & Flood 1995). Otherwise the next rarest term joins and the
+// Turtle & Flood 1995). Otherwise as many rarer terms again join and the
 // selection runs again, up to the full disjunction.
 
 // Candidate pools, in multiples of the depth, of Bleve's selection, which
@@ -119,7 +119,11 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		docs += bounds[k].df
 		k++
 	}
-	for ; ; k++ {
+	// The selection doubles while the bound fails, so a query of n terms
+	// runs at most log2(n)+1 selections rather than n (each visits every
+	// match of its terms): the answer is the same, the MaxScore test
+	// holds or the last selection is the whole disjunction.
+	for ; ; k = max(k+1, 2*k) {
 		if k >= len(bounds) {
 			sr, err := run(tq, fullPool*depth)
 			if err != nil {
@@ -160,6 +164,18 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			theta = sr.Hits[depth-1].Score
 		}
 		if rest < theta {
+			return trim(sr, q.Size), wrap(selq), nil
+		}
+		// The cost bound (limits.go): a larger selection would visit more
+		// than the candidate bound, so the candidates stay those holding
+		// one of the rarest terms, each scored with every term; only an
+		// entry holding none of them but enough common ones can be missed.
+		next := min(max(k+1, 2*k), len(bounds))
+		more := 0
+		for _, tb := range bounds[:next] {
+			more += tb.df
+		}
+		if more > ix.candidateLimit() {
 			return trim(sr, q.Size), wrap(selq), nil
 		}
 	}

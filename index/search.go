@@ -89,9 +89,8 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return res, err
 	}
 	defer b.close()
-	tq, degraded := b.textQuery(q.Text, q.Mode)
-	res.Degraded = degraded
-	if tq == nil || q.Size <= 0 || (q.IDs != nil && len(q.IDs) == 0) {
+	if q.Size <= 0 || (q.IDs != nil && len(q.IDs) == 0) {
+		_, res.Degraded = b.textQuery(q.Text, q.Mode)
 		return res, nil
 	}
 	// The catalog and Bleve are read as one state (prefilter.go).
@@ -115,6 +114,15 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	var readable *roaring.Bitmap
 	if allowedSet != nil && q.ThreadID == "" && q.Source == "" && q.Content == "" && len(q.Tags) == 0 && q.Start == nil && q.End == nil && q.IDs == nil {
 		readable = allowedSet
+	}
+	err = b.limitTerms(ctx, q, func() (*collStats, error) { return ix.readerStats(q.Access, q.GlobalStats, readable) })
+	if err != nil {
+		return res, fmt.Errorf("index: search: %w", err)
+	}
+	tq, degraded := b.textQuery(q.Text, q.Mode)
+	res.Degraded = degraded
+	if tq == nil {
+		return res, nil
 	}
 	sr, bq, err := ix.rank(ctx, q, b, tq, wrap, readable)
 	if err != nil {
@@ -246,6 +254,11 @@ type qbuilder struct {
 	negated  int        // depth inside the excluded side of a NOT
 	prefix   bool       // the query holds a prefix term: no Terms for MatchSpans
 
+	// The cost bound (limits.go): the terms left out, and the prefixes
+	// taken with their expansions.
+	dropped             map[string]bool
+	prefixN, expansions int
+
 	phrases [][]string // the positive phrases, for highlights (highlight.go)
 }
 
@@ -273,7 +286,7 @@ func (b *qbuilder) textQuery(text, mode string) (query.Query, bool) {
 		return b.phrase(text), false
 	case persist.FullTextPrefix:
 		var parts []query.Query
-		for _, t := range persist.PrefixTerms(text, b.ix.lang) {
+		for _, t := range b.limitPrefixes(persist.PrefixTerms(text, b.ix.lang)) {
 			if q := b.prefixTerm(t.Text, t.Quoted); q != nil {
 				parts = append(parts, q)
 			}
@@ -314,8 +327,12 @@ func conjoin(parts []query.Query) query.Query {
 // nil when s holds no index terms (only stop words or punctuation).
 func (b *qbuilder) phrase(s string) query.Query {
 	terms := b.ix.analyze(s)
+	kept := b.keptTerms(terms)
+	if len(kept) == 0 {
+		return nil // every term left out by the cost bound (limits.go)
+	}
 	if b.negated == 0 {
-		b.terms = append(b.terms, terms...)
+		b.terms = append(b.terms, kept...)
 		if len(terms) > 1 {
 			b.phrases = append(b.phrases, terms)
 		}
@@ -340,6 +357,9 @@ func (b *qbuilder) boolQuery(n *BoolNode) query.Query {
 	switch n.Kind {
 	case NodeTerm, NodePhrase:
 		if n.Prefix {
+			if !b.admitPrefix(n.Text) {
+				return nil // past the cost bound (limits.go)
+			}
 			return b.prefixTerm(n.Text, n.Kind == NodePhrase)
 		}
 		if b.ix.Neutral(n.Text) {
