@@ -3,12 +3,10 @@ package contextd
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/contextd/contextd/index/grep"
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/internal/retrieve"
 )
 
 // GrepConfig holds the GREP_* caps. Zero fields mean the documented
@@ -22,34 +20,6 @@ type GrepConfig struct {
 	RegexTotalTimeout    time.Duration // GREP_REGEX_TOTAL_TIMEOUT_S (30s)
 	MaxPatternChars      int           // GREP_MAX_PATTERN_CHARS (32768)
 	MaxLineChars         int           // GREP_MAX_LINE_CHARS (1000): longer content-mode lines are cut to a window
-}
-
-// grepPage is how many rows one scan query reads, and grepPageBytes how
-// much text: a page ends after the entry that reaches it, so a page of
-// large entries holds one of them, not 200.
-const (
-	grepPage      = 200
-	grepPageBytes = 4 << 20
-)
-
-func (g GrepConfig) withDefaults() GrepConfig {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&g.MaxMatchesCap, 1000)
-	def(&g.MaxContextLines, 20)
-	def(&g.MaxEntriesScanned, 1000)
-	def(&g.AggregateBytesBudget, 64<<20)
-	def(&g.MaxPatternChars, 32768)
-	if g.RegexTimeout <= 0 {
-		g.RegexTimeout = 5 * time.Second
-	}
-	if g.RegexTotalTimeout <= 0 {
-		g.RegexTotalTimeout = 30 * time.Second
-	}
-	return g
 }
 
 // Grep output modes.
@@ -141,87 +111,46 @@ type GrepResponse struct {
 }
 
 // Grep matches a pattern over the readable entries, newest first
-// (grep_context).
+// (grep_context). The caller and the request are checked here, the scan
+// runs in package retrieve.
 func (e *Engine) Grep(ctx context.Context, req GrepRequest) (*GrepResponse, error) {
 	p, acc, err := e.caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cfg := e.cfg.Grep.withDefaults()
+	lim := retrieve.GrepLimits(e.cfg.Grep).WithDefaults()
 	mode, prob, err := request.CheckGrep(request.GrepArgs{
 		Mode: req.OutputMode, Pattern: req.Pattern, ContextLines: req.ContextLines,
 		MaxMatches: req.MaxMatches, MaxEntriesScanned: req.MaxEntriesScanned,
-	}, cfg.MaxPatternChars)
+	}, lim.MaxPatternChars)
 	if err != nil {
 		return nil, err
 	}
-	problem := func(p *request.Problem) *GrepResponse {
-		return &GrepResponse{Mode: mode, Results: []GrepRow{}, Error: p.Message, ValidationErrors: p.Errors}
-	}
-	if prob != nil {
-		return problem(prob), nil
-	}
-	f, prob, err := e.buildFilter(SearchFilter{
-		ThreadID: req.ThreadID, Source: req.Source, Tags: req.Tags,
-		ContentType: req.ContentType, MetadataFilters: req.MetadataFilters,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if prob != nil {
-		return problem(prob), nil
-	}
-	m, err := grep.Compile(grep.Options{Pattern: req.Pattern, Regex: req.IsRegex, CaseSensitive: req.CaseSensitive})
-	if err != nil {
-		return nil, invalidf("%s", err.Error())
-	}
-	ctxLines := min(req.ContextLines, cfg.MaxContextLines)
-	maxMatches := orDefault(req.MaxMatches, 100)
-	maxMatches = min(maxMatches, cfg.MaxMatchesCap)
-	maxScanned := min(orDefault(req.MaxEntriesScanned, 1000), cfg.MaxEntriesScanned)
-
-	pager := func(ctx context.Context, last *persist.Entry) ([]persist.Entry, bool, error) {
-		if last != nil {
-			f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
-		}
-		res, err := e.st.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage, MaxTextBytes: grepPageBytes})
+	var f *builtFilter
+	if prob == nil {
+		f, prob, err = e.buildFilter(SearchFilter{
+			ThreadID: req.ThreadID, Source: req.Source, Tags: req.Tags,
+			ContentType: req.ContentType, MetadataFilters: req.MetadataFilters,
+		})
 		if err != nil {
-			return nil, false, fmt.Errorf("grep scan: %w", err)
+			return nil, err
 		}
-		return res.Entries, res.Cut || len(res.Entries) == grepPage, nil
 	}
-	sr, err := m.Scan(ctx, pager, grep.ScanOptions{
-		MaxMatches: maxMatches, MaxScanned: maxScanned, CharBudget: cfg.AggregateBytesBudget,
-		RegexTimeout: cfg.RegexTimeout, RegexTotal: cfg.RegexTotalTimeout,
-		Content: mode == GrepContent, ContextLines: ctxLines, LineChars: cfg.MaxLineChars,
+	if prob != nil {
+		return &GrepResponse{Mode: mode, Results: []GrepRow{}, Error: prob.Message, ValidationErrors: prob.Errors}, nil
+	}
+	a, err := e.searcher().Grep(ctx, acc, retrieve.GrepQuery{
+		Filter: f, Mode: mode, Pattern: req.Pattern, Regex: req.IsRegex, CaseSensitive: req.CaseSensitive,
+		ContextLines: req.ContextLines, MaxMatches: req.MaxMatches, MaxScanned: req.MaxEntriesScanned, Limits: lim,
 	})
 	if err != nil {
 		return nil, err
 	}
-	hits := sr.Hits
-	resp := &GrepResponse{Mode: mode, TotalMatches: len(hits), Truncated: sr.Truncated, Results: []GrepRow{}, TimedOutContextIDs: sr.TimedOut}
-	for i := range hits {
-		h := &hits[i]
-		if mode == GrepContent {
-			resp.Results = append(resp.Results, GrepRow{
-				mode: mode, ContextID: h.ID, LineNumber: h.Line + 1, Line: h.Text,
-				MatchStart: h.Start, MatchEnd: h.End, Before: h.Before, After: h.After,
-				Visibility: h.Visibility, IsOwner: h.Owner == p.ID,
-			})
-			continue
-		}
-		if n := len(resp.Results); n > 0 && resp.Results[n-1].ContextID == h.ID {
-			resp.Results[n-1].Count++
-			continue
-		}
-		resp.Results = append(resp.Results, GrepRow{mode: mode, ContextID: h.ID, Count: 1, Visibility: h.Visibility, IsOwner: h.Owner == p.ID})
+	resp := &GrepResponse{Mode: mode, TotalMatches: a.Total, Truncated: a.Truncated, Results: make([]GrepRow, len(a.Rows)), TimedOutContextIDs: a.TimedOut}
+	for i, r := range a.Rows {
+		resp.Results[i] = GrepRow{mode: mode, ContextID: r.ContextID, LineNumber: r.LineNumber, Line: r.Line,
+			MatchStart: r.MatchStart, MatchEnd: r.MatchEnd, Before: r.Before, After: r.After, Count: r.Count,
+			Visibility: r.Visibility, IsOwner: r.Owner == p.ID}
 	}
 	return resp, nil
-}
-
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
