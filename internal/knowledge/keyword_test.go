@@ -19,7 +19,7 @@ func kwHits(texts []string, q string) []int {
 		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: &ic}
 		total += ic.n
 	}
-	res := top(cands, keywordLeg(cands, parseKeyword(q), total, v), len(texts))
+	res := top(cands, mustLeg(cands, parseKeyword(q), total, v, DefaultMaxQueryTerms), len(texts))
 	out := []int{}
 	for _, h := range res {
 		out = append(out, int(h.i))
@@ -190,7 +190,7 @@ func TestKeywordLongQueryMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res := keywordLeg(cands, q, total, v)
+	res := mustLeg(cands, q, total, v, DefaultMaxQueryTerms)
 	runtime.ReadMemStats(&after)
 	if len(res) != len(cands) {
 		t.Fatalf("%d hits, want every chunk (through the OR-ed fallback)", len(res))

@@ -158,7 +158,7 @@ func TestKeywordLegOracle(t *testing.T) {
 		return candidate{doc: doc, c: &ic}
 	}
 	cands := []candidate{mk("a", "tea tea pot"), mk("b", "pot")}
-	res := keywordLeg(cands, parseKeyword("tea"), 4, v)
+	res := mustLeg(cands, parseKeyword("tea"), 4, v, DefaultMaxQueryTerms)
 	if len(res) != 1 || res[0].i != 0 {
 		t.Fatalf("hits %v", res)
 	}

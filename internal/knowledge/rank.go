@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"container/heap"
+	"context"
 	"math"
 
 	"github.com/contextd/contextd/index/bm25"
@@ -110,10 +111,11 @@ const stemWeight = 0.4
 // so an exact hit outranks a stemmed one as in upstream's ts_rank_cd,
 // mapped r/(r+1) into [0, 1) as upstream maps it. A chunk that matches
 // only through negations (a query of -word alone) scores 0. When the
-// query matches no chunk, its relaxed form runs (keyword.go).
-func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []scored {
+// query matches no chunk, its relaxed form runs (keyword.go). Each stream
+// searches at most limit distinct terms (keyword_limit.go).
+func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen int, v *vocab, limit int) ([]scored, error) {
 	if len(cands) == 0 || len(q.exact) == 0 && len(q.stemmed) == 0 {
-		return nil
+		return nil, nil
 	}
 	n := float64(len(cands))
 	avg := float64(totalLen) / n
@@ -137,18 +139,30 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 		return c.terms
 	}
 	var streams [2]stream
-	for k, qq := range []kwQuery{q.exact, q.stemmed} {
+	for k, qq := range []*kwQuery{&q.exact, &q.stemmed} {
 		st := &streams[k]
 		st.w, st.stemmed = 1, k == 1
 		if st.stemmed {
 			st.w = stemWeight
 		}
 		qq.resolve(v)
+		bounded, keep, err := qq.bound(ctx, cands, st.stemmed, limit)
+		if err != nil {
+			return nil, err
+		}
+		*qq = bounded
 		for _, t := range qq.positives() {
-			st.ids = append(st.ids, v.lookup(t))
+			if id := v.lookup(t); keep == nil || keep[id] {
+				st.ids = append(st.ids, id)
+			}
 		}
 		df := make([]int, len(st.ids))
 		for i := range cands {
+			if i%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			m := counts(cands[i].c, st.stemmed)
 			for j, id := range st.ids {
 				if m.get(id) > 0 {
@@ -165,6 +179,11 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 	found := false
 	for _, relaxed := range []bool{false, true} {
 		for i := range cands {
+			if i%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			c := cands[i].c
 			var seq chunkSeq
 			match[i] = q.exact.matches(c.terms, c.Text, false, relaxed, &seq) || q.stemmed.matches(c.stems, c.Text, true, relaxed, &seq)
@@ -191,7 +210,7 @@ func keywordLeg(cands []candidate, q keywordQuery, totalLen int, v *vocab) []sco
 		}
 		out = append(out, scored{i: int32(i), score: r / (r + 1)})
 	}
-	return out
+	return out, nil
 }
 
 // fuse is the convex combination of requirements C2 (rank.Convex): each

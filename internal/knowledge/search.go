@@ -139,9 +139,12 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 		sem = semanticLeg(cands, qv, q.TopK)
 	}
 	if q.Mode != Semantic {
-		kw = keywordLeg(cands, parseKeyword(q.Text), totalLen, s.idx.vocab)
+		kw, err = keywordLeg(ctx, cands, parseKeyword(q.Text), totalLen, s.idx.vocab, s.maxTerms())
 	}
 	s.idx.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
 	var fused []scored
 	switch q.Mode {
 	case Semantic:

@@ -59,6 +59,9 @@ type Options struct {
 	// ingests it itself (that process may have died; adopt.go). Default
 	// DefaultAdoptAfter.
 	AdoptAfter time.Duration
+	// MaxQueryTerms bounds the distinct terms a Keyword query searches
+	// per stream (keyword_limit.go; 0: DefaultMaxQueryTerms).
+	MaxQueryTerms int
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
