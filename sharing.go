@@ -22,44 +22,13 @@ type ShareRequest struct {
 	Permission    string `json:"permission"` // "read" | "write"
 }
 
-// ShareResponse is the result of share_context.
-type ShareResponse struct {
-	Success       bool   `json:"success"`
-	ContextID     string `json:"context_id"`
-	PrincipalType string `json:"principal_type"`
-	PrincipalID   string `json:"principal_id"`
-	Permission    string `json:"permission"`
-	Created       bool   `json:"created"`
-	Message       string `json:"message"`
-}
-
-// UnshareResponse is the result of unshare_context.
-type UnshareResponse struct {
-	Success              bool     `json:"success"`
-	ContextID            string   `json:"context_id"`
-	PrincipalType        string   `json:"principal_type"`
-	PrincipalID          string   `json:"principal_id"`
-	Permission           string   `json:"permission"`
-	Removed              bool     `json:"removed"`
-	RemainingPermissions []string `json:"remaining_permissions"`
-	Message              string   `json:"message"`
-}
-
-// GrantView is one grant as list_context_grants returns it.
-type GrantView struct {
-	PrincipalType string `json:"principal_type"`
-	PrincipalID   string `json:"principal_id"`
-	Permission    string `json:"permission"`
-	GrantedBy     string `json:"granted_by"`
-	CreatedAt     string `json:"created_at"`
-}
-
-// ListGrantsResponse is the result of list_context_grants.
-type ListGrantsResponse struct {
-	ContextID string      `json:"context_id"`
-	Grants    []GrantView `json:"grants"`
-	Count     int         `json:"count"`
-}
+// The responses of the sharing tools (package internal/write shapes them).
+type (
+	ShareResponse      = write.ShareResponse
+	UnshareResponse    = write.UnshareResponse
+	GrantView          = write.GrantView
+	ListGrantsResponse = write.ListGrantsResponse
+)
 
 // ListGrantsRequest is the input of list_context_grants.
 type ListGrantsRequest struct {
@@ -78,7 +47,7 @@ func (e *Engine) Share(ctx context.Context, req ShareRequest) (*ShareResponse, e
 	if err != nil {
 		return nil, err
 	}
-	return (*ShareResponse)(write.ShareView(write.GrantInput(req), out)), nil
+	return write.ShareView(write.GrantInput(req), out), nil
 }
 
 // Unshare removes exactly one grant from an entry the caller owns
@@ -93,7 +62,7 @@ func (e *Engine) Unshare(ctx context.Context, req ShareRequest) (*UnshareRespons
 	if err != nil {
 		return nil, err
 	}
-	return (*UnshareResponse)(write.UnshareView(write.GrantInput(req), out)), nil
+	return write.UnshareView(write.GrantInput(req), out), nil
 }
 
 // ListGrants lists every grant of an entry the caller owns
@@ -107,6 +76,5 @@ func (e *Engine) ListGrants(ctx context.Context, req ListGrantsRequest) (*ListGr
 	if err != nil {
 		return nil, err
 	}
-	v := write.GrantsView(id, grants)
-	return &ListGrantsResponse{ContextID: v.ContextID, Grants: convert(v.Grants, func(g write.GrantView) GrantView { return GrantView(g) }), Count: v.Count}, nil
+	return write.GrantsView(id, grants), nil
 }

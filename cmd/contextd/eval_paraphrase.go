@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/lab/paraphrase"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // `contextd eval paraphrase` measures how often the entry a paraphrased
 // query means is found (internal/paraphrase, testdata/paraphrase): the
 // entries and the distractors are stored in a fresh database by an engine
-// configured from the environment exactly as the server is (config.FromEnv
+// configured from the environment exactly as the server is (setup.FromEnv
 // with only DB_PATH set, and once more with ENABLE_RERANKING=false), and
 // each query runs through semantic_search_context and
 // hybrid_search_context. Reported: the share of queries whose entry ranks
@@ -81,7 +81,7 @@ func printParaphrase(w io.Writer, set *paraphrase.Set, runs []paraRun) {
 func evaluateParaphrase(ctx context.Context, set *paraphrase.Set, dir string) ([]paraRun, error) {
 	env := map[string]string{"DB_PATH": filepath.Join(dir, "paraphrase.db")}
 	open := func(extra map[string]string) (*contextd.Engine, error) {
-		cfg, err := config.FromEnv(func(k string) (string, bool) {
+		cfg, err := setup.FromEnv(func(k string) (string, bool) {
 			if v, ok := extra[k]; ok {
 				return v, true
 			}

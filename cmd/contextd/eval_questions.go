@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // `contextd eval docs` and `contextd eval code` ask judged questions of a
@@ -173,7 +173,7 @@ func evaluateQuestions(ctx context.Context, set *questionSet, dir string) ([]que
 		return nil, fmt.Errorf("contextd ingest %s: exit status %d", set.corpus, code)
 	}
 	open := func(extra map[string]string) (*contextd.Engine, error) {
-		cfg, err := config.FromEnv(lookup(extra))
+		cfg, err := setup.FromEnv(lookup(extra))
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/index/pyfmt"
@@ -29,6 +28,7 @@ import (
 	"github.com/contextd/contextd/internal/ingest/mcpcall"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // exitPartial: the sync finished but some files could not be brought in
@@ -238,7 +238,7 @@ func connect(ctx context.Context, a *ingestArgs, lookupEnv func(string) (string,
 			return nil, nil, exitFail
 		}
 	} else {
-		cfg, err := config.FromEnv(lookupEnv)
+		cfg, err := setup.FromEnv(lookupEnv)
 		if err != nil {
 			fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 			return nil, nil, exitConfig

@@ -19,12 +19,12 @@ import (
 	"time"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/internal/ingest/mcpcall"
 	"github.com/contextd/contextd/internal/syncplan"
 	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // corpusTree writes a folder with one file of every supported format,
@@ -315,7 +315,7 @@ func serveHTTP(t *testing.T, env map[string]string) string {
 	}
 	env["FASTMCP_HOST"], env["FASTMCP_PORT"] = "127.0.0.1", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	cfg, err := config.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	cfg, err := setup.FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,9 @@ import (
 	"syscall"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // Exit codes of the original server (sysexits).
@@ -139,7 +139,7 @@ type memoryReleaser interface {
 
 // serve runs the MCP server of the environment's configuration.
 func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := config.FromEnv(lookupEnv)
+	cfg, err := setup.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
@@ -255,7 +255,7 @@ Stop the server first. Configuration errors exit 78.
 
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	cfg, err := config.FromEnv(lookupEnv)
+	cfg, err := setup.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig

@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/internal/migrate"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/server/setup"
 )
 
 const migrateUsage = `usage: contextd migrate compress|decompress|reembed
@@ -63,7 +63,7 @@ func runMigrate(ctx context.Context, args []string, lookupEnv func(string) (stri
 // database, then opens the engine once so the in-process vector index is
 // rebuilt from the converted vectors (and the start-up check passes).
 func runConvert(ctx context.Context, sub string, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	cfg, err := config.FromEnv(lookupEnv)
+	cfg, err := setup.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -81,7 +80,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if cfg.stmtCache > 0 && cfg.MaxCacheableStatementSize > 0 {
 		s.pq.maxStmt = cfg.MaxCacheableStatementSize
 	}
-	s.reader = newReader(s.pq, s.pq, cfg.Schema)
+	s.reader = reader{q: s.pq, pool: s.pq, schema: cfg.Schema}
 	vs, err := loadVecState(ctx, s.pq)
 	if err != nil {
 		s.pool.Close()
@@ -203,8 +202,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if err != nil {
 		return wrap("begin write", err)
 	}
-	t := &tx{reader: newReader(ptx, nil, s.cfg.Schema), tx: ptx}
-	t.Writes = sqlstore.Writes{D: Dialect, W: t}
+	t := &tx{reader: reader{q: ptx, schema: s.cfg.Schema}, tx: ptx}
 	committed := false
 	defer func() {
 		if !committed {

@@ -18,34 +18,34 @@ var _ persist.IngestReader = reader{}
 // json_extract calls then cost about 2 µs a row (10,000 managed entries in
 // a thread: about 20 ms per query), so no expression index is kept.
 func (r reader) IngestEntries(ctx context.Context, acc persist.Access, q persist.IngestQuery) ([]persist.IngestRow, error) {
-	b := newB()
-	b.W(`SELECT id, owner_id, content_hash, sid, block FROM (SELECT e.id, e.owner_id, e.content_hash,
+	b := &sqlb{}
+	b.w(`SELECT id, owner_id, content_hash, sid, block FROM (SELECT e.id, e.owner_id, e.content_hash,
 		json_extract(e.metadata, '$.ingest.source_id') AS sid, json_extract(e.metadata, '$.ingest') AS block
-		FROM context_entries e WHERE e.thread_id = `).Arg(q.ThreadID)
-	b.W(` AND e.metadata IS NOT NULL AND json_type(e.metadata, '$.ingest') = 'object'`)
-	b.W(` AND json_type(e.metadata, '$.ingest.scope') = 'text' AND json_type(e.metadata, '$.ingest.source_id') = 'text'`)
-	b.W(` AND json_extract(e.metadata, '$.ingest.scope') = `).Arg(q.Scope)
+		FROM context_entries e WHERE e.thread_id = `).arg(q.ThreadID)
+	b.w(` AND e.metadata IS NOT NULL AND json_type(e.metadata, '$.ingest') = 'object'`)
+	b.w(` AND json_type(e.metadata, '$.ingest.scope') = 'text' AND json_type(e.metadata, '$.ingest.source_id') = 'text'`)
+	b.w(` AND json_extract(e.metadata, '$.ingest.scope') = `).arg(q.Scope)
 	if q.OwnedOnly {
-		b.W(` AND e.owner_id = `).Arg(acc.Principal)
+		b.w(` AND e.owner_id = `).arg(acc.Principal)
 	} else {
-		b.W(` AND `)
-		b.Readable(acc, "e")
+		b.w(` AND `)
+		b.readable(acc, "e")
 	}
-	b.W(`) WHERE 1`)
+	b.w(`) WHERE 1`)
 	if q.SourceAfter != nil {
-		b.W(` AND sid > `).Arg(*q.SourceAfter)
+		b.w(` AND sid > `).arg(*q.SourceAfter)
 	}
 	if q.SourceThrough != nil {
-		b.W(` AND sid <= `).Arg(*q.SourceThrough)
+		b.w(` AND sid <= `).arg(*q.SourceThrough)
 	}
 	if q.From != nil {
-		b.W(` AND (sid > `).Arg(q.From.SourceID).W(` OR (sid = `).Arg(q.From.SourceID).W(` AND id > `).Arg(q.From.ID).W(`))`)
+		b.w(` AND (sid > `).arg(q.From.SourceID).w(` OR (sid = `).arg(q.From.SourceID).w(` AND id > `).arg(q.From.ID).w(`))`)
 	}
-	b.W(` ORDER BY sid, id`)
+	b.w(` ORDER BY sid, id`)
 	if q.Limit > 0 {
-		b.W(` LIMIT `).Arg(q.Limit)
+		b.w(` LIMIT `).arg(q.Limit)
 	}
-	rows, err := r.q.QueryContext(ctx, b.String(), b.Args()...)
+	rows, err := r.q.QueryContext(ctx, b.String(), b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read ingest state: %w", err)
 	}

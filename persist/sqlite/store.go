@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
-	"github.com/contextd/contextd/persist/sqlstore"
 
 	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -111,7 +110,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := s.r.PingContext(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
 	}
-	s.reader = newReader(countingQuerier{q: s.r, m: &s.metrics}, s.r, cfg.file)
+	s.reader = reader{q: countingQuerier{q: s.r, m: &s.metrics}, db: s.r, file: cfg.file}
 	s.startHealth()
 	return s, nil
 }
@@ -169,8 +168,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		s.metrics.record(err)
 		return fmt.Errorf("sqlite: begin write: %w", err)
 	}
-	t := &tx{reader: newReader(countingQuerier{q: stx, m: &s.metrics}, nil, s.cfg.file), tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
-	t.Writes = sqlstore.Writes{D: Dialect, W: t}
+	t := &tx{reader: reader{q: countingQuerier{q: stx, m: &s.metrics}, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
 	committed := false
 	defer func() {
 		if !committed {

@@ -17,8 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // Options configures a run. The zero value of every field means its
@@ -112,7 +112,7 @@ func (h *handle) close() {
 }
 
 // open opens the engine of cfg and connects an in-process MCP client.
-func open(ctx context.Context, cfg config.Config) (*handle, error) {
+func open(ctx context.Context, cfg setup.Config) (*handle, error) {
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
@@ -163,16 +163,16 @@ func (h *handle) call(ctx context.Context, tool string, args map[string]any) (st
 
 // config reads the configuration as the server does, for a database in
 // dir and the backend.
-func (w *workload) config(dir, backend string) (config.Config, error) {
+func (w *workload) config(dir, backend string) (setup.Config, error) {
 	return serverConfig(w.opt.LookupEnv, dir, backend, nil)
 }
 
 // serverConfig reads the configuration from lookup as the server does,
 // for a database in dir and the backend, with the variables of over
 // taking precedence.
-func serverConfig(lookup func(string) (string, bool), dir, backend string, over map[string]string) (config.Config, error) {
+func serverConfig(lookup func(string) (string, bool), dir, backend string, over map[string]string) (setup.Config, error) {
 	db := filepath.Join(dir, "bench.db")
-	cfg, err := config.FromEnv(func(k string) (string, bool) {
+	cfg, err := setup.FromEnv(func(k string) (string, bool) {
 		switch k {
 		case "DB_PATH":
 			return db, true

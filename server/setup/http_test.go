@@ -1,4 +1,4 @@
-package config
+package setup_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/server/setup"
 	"strings"
 	"testing"
 	"time"
@@ -57,8 +59,8 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.env["DB_PATH"] = "/tmp/x.db"
-			_, err := FromEnv(lookupMap(tc.env))
-			var ce *Error
+			_, err := setup.FromEnv(lookupMap(tc.env))
+			var ce *config.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a *Error", err)
 			}
@@ -71,7 +73,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 		})
 	}
 
-	c, err := FromEnv(lookupMap(map[string]string{
+	c, err := setup.FromEnv(lookupMap(map[string]string{
 		"DB_PATH": "/tmp/x.db", "MCP_TRANSPORT": "streamable-http", "FASTMCP_HOST": "127.0.0.1", "FASTMCP_PORT": "9123",
 		"FASTMCP_JSON_RESPONSE": "true", "FASTMCP_STATELESS_HTTP": "false",
 		"MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": strings.ReplaceAll(ecPEM, "\n", `\n`), "MCP_AUTH_JWT_ALGORITHM": "ES256",
@@ -93,7 +95,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	if p, err := c.HTTP.Auth(context.Background(), noSub); err == nil || err.Error() != "token has no sub claim" {
 		t.Fatalf("token without sub, fallback off (the default): %+v %v", p, err)
 	}
-	cf, err := FromEnv(lookupMap(map[string]string{
+	cf, err := setup.FromEnv(lookupMap(map[string]string{
 		"DB_PATH": "/tmp/x.db", "MCP_AUTH_PROVIDER": "jwt", "MCP_AUTH_JWT_PUBLIC_KEY": ecPEM, "MCP_AUTH_JWT_ALGORITHM": "ES256",
 		"MCP_AUTH_JWT_CLIENT_ID_FALLBACK": "true",
 	}))
@@ -103,7 +105,7 @@ func TestConfigHTTPAndAuth(t *testing.T) {
 	if p, err := cf.HTTP.Auth(context.Background(), noSub); err != nil || p.ID != "eve" {
 		t.Fatalf("token without sub, fallback on: %+v %v", p, err)
 	}
-	d, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
+	d, err := setup.FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
 	if err != nil || d.Transport != "stdio" || d.HTTP.Addr() != "0.0.0.0:8000" || d.HTTP.Stateful || d.HTTP.JSONResponse || d.AuthProvider != "none" {
 		t.Fatalf("defaults: %+v %v", d, err)
 	}
@@ -137,7 +139,7 @@ func TestOperatorRoleDefault(t *testing.T) {
 		{"http with jwt, set empty", with("ACCESS_CONTROL_OPERATOR_ROLE", ""), ""},
 		{"stdio, set", map[string]string{"DB_PATH": "/tmp/x.db", "ACCESS_CONTROL_OPERATOR_ROLE": "ops"}, "ops"},
 	} {
-		c, err := FromEnv(lookupMap(tc.env))
+		c, err := setup.FromEnv(lookupMap(tc.env))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

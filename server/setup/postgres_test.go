@@ -1,6 +1,7 @@
-package config
+package setup_test
 
 import (
+	"github.com/contextd/contextd/server/setup"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // POSTGRESQL_* parts (or POSTGRESQL_CONNECTION_STRING, which overrides
 // them) and the pool settings as postgres.Options.
 func TestPostgreSQLStorage(t *testing.T) {
-	c, err := FromEnv(lookupMap(map[string]string{
+	c, err := setup.FromEnv(lookupMap(map[string]string{
 		"STORAGE_BACKEND": "PostgreSQL", "POSTGRESQL_HOST": "db.internal", "POSTGRESQL_PORT": "6432",
 		"POSTGRESQL_USER": "ctx", "POSTGRESQL_PASSWORD": "p@ss word", "POSTGRESQL_DATABASE": "memory",
 		"POSTGRESQL_SSL_MODE": "require", "POSTGRESQL_SCHEMA": "agents", "POSTGRESQL_POOL_MAX": "7",
@@ -45,7 +46,7 @@ func TestPostgreSQLStorage(t *testing.T) {
 		o.MaxCachedStatementLifetime != 300*time.Second || o.MaxCacheableStatementSize != 15360 {
 		t.Fatalf("pool defaults = %+v", o)
 	}
-	c, err = FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
+	c, err = setup.FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
 		"POSTGRESQL_POOL_TIMEOUT_S": "90", "POSTGRESQL_SESSION_POOLER_MAX_CLIENTS": "4",
 		"POSTGRESQL_MAX_CACHED_STATEMENT_LIFETIME_S": "0", "POSTGRESQL_MAX_CACHEABLE_STATEMENT_SIZE": "0"}))
 	if err != nil {
@@ -56,7 +57,7 @@ func TestPostgreSQLStorage(t *testing.T) {
 		t.Fatalf("pool settings = %+v", o)
 	}
 
-	c, err = FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
+	c, err = setup.FromEnv(lookupMap(map[string]string{"STORAGE_BACKEND": "postgresql",
 		"POSTGRESQL_CONNECTION_STRING": "postgresql://u:p@primary/ctx?sslmode=disable", "POSTGRESQL_HOST": "ignored"}))
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestPostgreSQLStorage(t *testing.T) {
 	}
 
 	// SQLite stays the default and keeps its own options.
-	c, err = FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
+	c, err = setup.FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db"}))
 	if err != nil || c.Engine.Storage.Backend != "sqlite" || c.Engine.Storage.URL != "" || strings.Contains(c.Engine.Storage.Backend, "postgres") {
 		t.Fatalf("default backend = %+v, %v", c.Engine.Storage, err)
 	}
