@@ -49,7 +49,7 @@ func hybridScoresWeighted(t *testing.T, resp M, k int, w float64, reranked bool)
 	results := objs(t, arr(t, resp, "results"))
 	wantEqual(t, "count", int(num(t, resp, "count")), len(results))
 	for i, r := range results {
-		wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores")...)
+		wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores", "passage")...)
 		sc := obj(t, r, "scores")
 		wantKeys(t, "scores", sc, "rrf", "fts_rank", "semantic_rank", "fts_score", "semantic_distance", "rerank_score")
 		want := 0.0

@@ -402,7 +402,7 @@ func TestSemanticResponseShape(t *testing.T) {
 			wantEqual(t, "count", len(results), 4)
 			prev := -1.0
 			for _, r := range results {
-				wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores")...)
+				wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores", "passage")...)
 				sc := obj(t, r, "scores")
 				wantKeys(t, "scores", sc, "semantic_distance", "semantic_rank")
 				d := num(t, sc, "semantic_distance")

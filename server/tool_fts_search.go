@@ -38,7 +38,7 @@ Modes: match (default; all words, stemmed), prefix (autocomplete-style), phrase 
 
 Filters (thread_id, source, tags, content_type, metadata, metadata_filters, start_date, end_date) combine with AND and apply inside the search: only entries the caller may read and that pass every filter are ranked, counted and paged.
 
-Results are one ordering of at most 100 matches, best first; limit and offset cut pages from it. Each result carries id, thread_id, source, content_type, text_content truncated to SEARCH_TRUNCATION_LENGTH characters with is_text_content_truncated, summary, metadata, tags, created_at, updated_at, visibility, is_owner, scores {fts_score (BM25, higher is better), fts_rank (null)} and, with highlight=true, highlighted.
+Results are one ordering of at most 100 matches, best first; limit and offset cut pages from it. Each result carries id, thread_id, source, content_type, text_content truncated to SEARCH_TRUNCATION_LENGTH characters with is_text_content_truncated, summary, metadata, tags, created_at, updated_at, visibility, is_owner, scores {fts_score (BM25, higher is better), fts_rank (null)} and, with highlight=true, highlighted. Each result also carries passage {text, start, end, start_line, end_line}: the part of the entry's text, at most SEARCH_TRUNCATION_LENGTH characters, where the query matched (the window holding the most query words; for a semantic match without query words, the start of the best-matching chunk), with its character offsets and lines in the text.
 
 Returns {query, mode, results, count, language}, plus stats when explain_query=true, clamped_limit when limit was above 100 and rank_depth_limit when the page reaches past the 100th match.`,
 		params: params,

@@ -69,7 +69,7 @@ func (s *Searcher) FullText(ctx context.Context, acc persist.Access, q FullTextQ
 			ranked, reranked = rr, true
 		}
 	}
-	out, err := hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, func(ent *persist.Entry, c rank.Candidate) FullTextMarks {
+	out, err := hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, nil, func(ent *persist.Entry, c rank.Candidate) FullTextMarks {
 		return fullTextMarks(ent, c, reranked, q.Highlight)
 	})
 	if err != nil {

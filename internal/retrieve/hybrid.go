@@ -113,14 +113,28 @@ func (s *Searcher) Hybrid(ctx context.Context, acc persist.Access, q HybridQuery
 		return nil, err
 	}
 	a.FTSCount, a.SemanticCount = len(lr.Text), len(lr.Vectors)
-	fused, fs := q.Config.Fuse(q.Method, q.K, textHits(lr.Text), vectorHits(lr.Vectors))
+	th := textHits(lr.Text)
+	var ev rank.Evidence
+	if q.Method != rank.FusionRRF && len(th) > 0 && len(lr.Vectors) > 0 {
+		// The convex fusion's weights follow what the full-text leg found
+		// (rank.AdaptiveWeight).
+		var err error
+		if ev, err = s.passages().Evidence(ctx, th, s.texts(acc)); err != nil {
+			return nil, fmt.Errorf("hybrid search: %w", err)
+		}
+	}
+	fused, fs := q.Config.FuseAdaptive(q.Method, q.K, ev, th, vectorHits(lr.Vectors))
 	rb := time.Now()
 	ranked, reranked, err := s.reranking(acc).Rerank(ctx, q.Text, fused, s.texts(acc))
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search: %w", err)
 	}
 	rerankMS := MS(time.Since(rb))
-	a.Hits, err = hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, func(_ *persist.Entry, c rank.Candidate) HybridScores {
+	var terms []string
+	if len(th) > 0 {
+		terms = th[0].Terms
+	}
+	a.Hits, err = hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, terms, func(_ *persist.Entry, c rank.Candidate) HybridScores {
 		return hybridScores(c, reranked)
 	})
 	if err != nil {

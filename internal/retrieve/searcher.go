@@ -26,6 +26,9 @@ type Searcher struct {
 	Embed func(ctx context.Context, query string) ([]float32, error)
 	// Rerank configures reranking; a nil Reranker reranks nothing.
 	Rerank Rerank
+	// PassageChars caps the passage of each result, in code points
+	// (SEARCH_TRUNCATION_LENGTH, as text_content).
+	PassageChars int
 }
 
 // Rerank configures the reranking of the ranked searches: the reranker
@@ -48,10 +51,19 @@ func (s *Searcher) reranking(acc persist.Access) rank.Reranking {
 			r.Reranker = l.WithStats(st)
 		}
 	}
-	if s.FTS != nil && s.FTS.Index() != nil {
-		r.Passages.Matcher = s.FTS.Index()
-	}
+	r.Passages.Matcher = s.passages().Matcher
 	return r
+}
+
+// passages place the matches of the ranked entries: the in-process
+// index finds a hit's matches from its text and terms; a native backend
+// has no matcher (its passages come from its highlight, or are the best
+// chunk or the start of the text).
+func (s *Searcher) passages() rank.Passages {
+	if s.FTS != nil && s.FTS.Index() != nil {
+		return rank.Passages{Matcher: s.FTS.Index()}
+	}
+	return rank.Passages{}
 }
 
 // texts reads the texts of the entries acc may read.
@@ -74,26 +86,40 @@ func (s *Searcher) load(ctx context.Context, acc persist.Access, ids []string, i
 	return out, nil
 }
 
-// hydrate reads the page's entries and pairs each with its candidate; an
+// hydrate reads the page's entries and pairs each with its candidate and
+// its passage (rank.Passages.Locate; terms are the query's index terms
+// for candidates the full-text leg did not find, nil when unknown); an
 // entry deleted since the ranking is not a result.
-func hydrate[S any](ctx context.Context, s *Searcher, acc persist.Access, page []rank.Candidate, images bool, scores func(*persist.Entry, rank.Candidate) S) ([]Hit[S], error) {
+func hydrate[S any](ctx context.Context, s *Searcher, acc persist.Access, page []rank.Candidate, images bool, terms []string, scores func(*persist.Entry, rank.Candidate) S) ([]Hit[S], error) {
 	ents, err := s.load(ctx, acc, rank.IDs(page), images)
 	if err != nil {
 		return nil, err
 	}
+	ps := s.passages()
 	out := make([]Hit[S], 0, len(page))
 	for _, c := range page {
 		if ent, ok := ents[c.ID]; ok {
-			out = append(out, Hit[S]{Entry: ent, Scores: scores(ent, c)})
+			out = append(out, Hit[S]{Entry: ent, Scores: scores(ent, c), Passage: ps.Locate(&c, ent.Text, terms, s.passageChars())})
 		}
 	}
 	return out, nil
 }
 
-// Hit is one result of a page: the stored entry and its scores.
+// passageChars is PassageChars, 300 (SEARCH_TRUNCATION_LENGTH's default)
+// when unset.
+func (s *Searcher) passageChars() int {
+	if s.PassageChars > 0 {
+		return s.PassageChars
+	}
+	return 300
+}
+
+// Hit is one result of a page: the stored entry, its scores and the
+// passage of its text that matched.
 type Hit[S any] struct {
-	Entry  *persist.Entry
-	Scores S
+	Entry   *persist.Entry
+	Scores  S
+	Passage rank.Located
 }
 
 // MS is a duration in milliseconds with two decimals, as the statistics

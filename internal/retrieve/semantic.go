@@ -100,7 +100,7 @@ func (s *Searcher) Semantic(ctx context.Context, acc persist.Access, q SemanticQ
 		return nil, fmt.Errorf("semantic search: %w", err)
 	}
 	stats.Reranked, stats.RerankMS = reranked, MS(time.Since(rb))
-	a.Hits, err = hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, func(_ *persist.Entry, c rank.Candidate) SemanticScores {
+	a.Hits, err = hydrate(ctx, s, acc, rank.Cut(ranked, q.Window), q.Images, nil, func(_ *persist.Entry, c rank.Candidate) SemanticScores {
 		sc := SemanticScores{SemanticDistance: c.Vector.Distance}
 		if reranked {
 			r := c.Rerank
