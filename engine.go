@@ -12,6 +12,7 @@ import (
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/internal/retrieve"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/internal/write"
 	"github.com/contextd/contextd/persist"
@@ -113,7 +114,7 @@ type Engine struct {
 	gen       *generate.Generator
 	w         *write.Writer // the write path
 	fts       *search.FullText
-	vec       *semantic
+	vec       *retrieve.Semantic
 	feed      *follow.Feed // the store's change log, followed by the in-process indexes
 	know      *knowledge.Service
 }
@@ -219,7 +220,7 @@ func (e *Engine) Close() error {
 	// The knowledge workers stop first: they write to the store.
 	kerr := e.closeKnowledge()
 	e.feed.Close() // no commit wakes an index from here on
-	err := errors.Join(kerr, e.closeSemantic(), e.closeFullText())
+	err := errors.Join(kerr, e.vec.Close(), e.closeFullText())
 	if e.ownsSt {
 		return errors.Join(err, e.st.Close())
 	}

@@ -15,7 +15,7 @@ import (
 
 // ReembedCommand is the command that regenerates every stored vector with
 // the configured model; the start-up mismatch error names it.
-const ReembedCommand = generate.ReembedCommand
+const ReembedCommand = "contextd migrate reembed"
 
 // newGenerator builds the engine's generator from the summary, index-tree
 // and embedding parts of cfg.

@@ -24,9 +24,9 @@ type GrepConfig struct {
 
 // Grep output modes.
 const (
-	GrepFilesWithMatches = request.GrepFilesWithMatches
-	GrepContent          = request.GrepContent
-	GrepCount            = request.GrepCount
+	GrepFilesWithMatches = "files_with_matches" // the default: each entry and its match count
+	GrepContent          = "content"            // each matching line with its context
+	GrepCount            = "count"              // each entry's count
 )
 
 // GrepRequest is the input of grep_context. Zero numbers mean defaults.

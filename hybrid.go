@@ -41,8 +41,7 @@ type HybridScores struct {
 // HybridResult is one hybrid_search_context result.
 type HybridResult struct {
 	EntryView
-	Scores  HybridScores `json:"scores"`
-	Passage *Passage     `json:"passage"`
+	Scores HybridScores `json:"scores"`
 }
 
 // FusionStats describe the fusion of the two legs (R-363).
@@ -176,7 +175,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		Error: a.Error, ValidationErrors: a.ValidationErrors,
 	}
 	for i, h := range a.Hits {
-		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores), Passage: passageOf(h.Passage)}
+		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores)}
 	}
 	return resp, nil
 }
@@ -201,7 +200,7 @@ func (e *Engine) searcher() *retrieve.Searcher {
 	rc := e.cfg.Rerank
 	s := &retrieve.Searcher{Store: e.st, FTS: e.fts, Embed: e.gen.EmbedQuery, Rerank: retrieve.Rerank{
 		Reranker: rc.Reranker, MaxPassageChars: rc.MaxPassageChars, FTSWindow: rc.FTSWindow, FTSGapMerge: rc.FTSGapMerge,
-	}, PassageChars: e.cfg.SearchTruncationLength}
+	}}
 	if e.vec != nil {
 		s.Vectors, s.VectorBackend = e.vec.Vectors, e.vec.Backend
 	}

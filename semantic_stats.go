@@ -56,13 +56,13 @@ func (e *Engine) semanticStatus(ctx context.Context, acc persist.Access, readabl
 	if sm == nil {
 		return SemanticStatus{}, nil
 	}
-	if !sm.enabled {
+	if !sm.Enabled {
 		return SemanticStatus{}, nil
 	}
-	if sm.unavailable != "" {
-		return SemanticStatus{Enabled: true, Message: sm.unavailable}, nil
+	if sm.Unavailable != "" {
+		return SemanticStatus{Enabled: true, Message: sm.Unavailable}, nil
 	}
-	st := SemanticStatus{Enabled: true, Available: true, Backend: sm.backend, Model: sm.embedder.Model(), Dimensions: sm.embedder.Dim()}
+	st := SemanticStatus{Enabled: true, Available: true, Backend: sm.Backend, Model: sm.Embedder.Model(), Dimensions: sm.Embedder.Dim()}
 	entries, chunks, err := e.st.EmbeddingCounts(ctx, acc)
 	if err != nil {
 		return st, err
