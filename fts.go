@@ -104,6 +104,7 @@ type FTSResult struct {
 	EntryView
 	Scores      FTSScores `json:"scores"`
 	Highlighted *string   `json:"highlighted,omitempty"`
+	Passage     *Passage  `json:"passage"`
 }
 
 // FTSSearchResponse is the result of fts_search_context. A filter or query
@@ -187,7 +188,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	}
 	for _, h := range a.Hits {
 		resp.Results = append(resp.Results, FTSResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages),
-			Scores: FTSScores(h.Scores.Scores), Highlighted: h.Scores.Highlighted})
+			Scores: FTSScores(h.Scores.Scores), Highlighted: h.Scores.Highlighted, Passage: passageOf(h.Passage)})
 	}
 	resp.Count = len(resp.Results)
 	if req.ExplainQuery {

@@ -41,7 +41,8 @@ type HybridScores struct {
 // HybridResult is one hybrid_search_context result.
 type HybridResult struct {
 	EntryView
-	Scores HybridScores `json:"scores"`
+	Scores  HybridScores `json:"scores"`
+	Passage *Passage     `json:"passage"`
 }
 
 // FusionStats describe the fusion of the two legs (R-363).
@@ -175,7 +176,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		Error: a.Error, ValidationErrors: a.ValidationErrors,
 	}
 	for i, h := range a.Hits {
-		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores)}
+		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores), Passage: passageOf(h.Passage)}
 	}
 	return resp, nil
 }
@@ -200,7 +201,7 @@ func (e *Engine) searcher() *retrieve.Searcher {
 	rc := e.cfg.Rerank
 	s := &retrieve.Searcher{Store: e.st, FTS: e.fts, Embed: e.gen.EmbedQuery, Rerank: retrieve.Rerank{
 		Reranker: rc.Reranker, MaxPassageChars: rc.MaxPassageChars, FTSWindow: rc.FTSWindow, FTSGapMerge: rc.FTSGapMerge,
-	}}
+	}, PassageChars: e.cfg.SearchTruncationLength}
 	if e.vec != nil {
 		s.Vectors, s.VectorBackend = e.vec.Vectors, e.vec.Backend
 	}

@@ -65,7 +65,8 @@ type SemanticScores struct {
 // SemanticResult is one semantic_search_context result.
 type SemanticResult struct {
 	EntryView
-	Scores SemanticScores `json:"scores"`
+	Scores  SemanticScores `json:"scores"`
+	Passage *Passage       `json:"passage"`
 }
 
 // SemanticStats are the explain_query statistics of a semantic search.
@@ -144,7 +145,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		Model: e.EmbeddingModelName(), Stats: (*SemanticStats)(a.Stats), ClampedLimit: clamped, RankDepthLimit: depth,
 		Error: a.Error, ValidationErrors: a.ValidationErrors}
 	for i, h := range a.Hits {
-		resp.Results[i] = SemanticResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: SemanticScores(h.Scores)}
+		resp.Results[i] = SemanticResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: SemanticScores(h.Scores), Passage: passageOf(h.Passage)}
 	}
 	return resp, nil
 }
