@@ -14,8 +14,8 @@ import (
 
 // Full-text search backends (SEARCH_BACKEND).
 const (
-	BackendInProcess = search.InProcess
-	BackendNative    = search.Native
+	BackendInProcess = "in-process" // Bleve and our HNSW, following the change log
+	BackendNative    = "native"     // the database's own engines (SQLite FTS5, sqlite-vec)
 )
 
 // FTSConfig configures full-text search. The zero value is ENABLE_FTS=auto

@@ -118,8 +118,8 @@ func (e *Engine) HybridModes() (modes, issues []string) {
 		modes = append(modes, "semantic")
 	case e.vec == nil:
 		issues = append(issues, "Semantic: no embedding provider is configured (ENABLE_EMBEDDING_GENERATION=false)")
-	case e.vec.unavailable != "":
-		issues = append(issues, "Semantic: "+e.vec.unavailable)
+	case e.vec.Unavailable != "":
+		issues = append(issues, "Semantic: "+e.vec.Unavailable)
 	}
 	return modes, issues
 }
@@ -203,7 +203,7 @@ func (e *Engine) searcher() *retrieve.Searcher {
 		Reranker: rc.Reranker, MaxPassageChars: rc.MaxPassageChars, FTSWindow: rc.FTSWindow, FTSGapMerge: rc.FTSGapMerge,
 	}, PassageChars: e.cfg.SearchTruncationLength}
 	if e.vec != nil {
-		s.Vectors, s.VectorBackend = e.vec.vs, e.vec.backend
+		s.Vectors, s.VectorBackend = e.vec.Vectors, e.vec.Backend
 	}
 	return s
 }

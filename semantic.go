@@ -5,95 +5,31 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/retrieve"
-	"github.com/contextd/contextd/internal/search"
 )
 
-// semantic is the engine's embedding and vector-search state.
-type semantic struct {
-	embedder Embedder
-	backend  string
-	// enabled is ENABLE_SEMANTIC_SEARCH != false with an embedder;
-	// unavailable says why search cannot run ("" when it can).
-	enabled     bool
-	unavailable string
-	vs          *search.Vectors // the vector leg
-}
-
-// openSemantic sets up embeddings and the configured vector backend.
+// openSemantic sets up embeddings and the configured vector backend
+// (package retrieve).
 func (e *Engine) openSemantic(ctx context.Context) error {
 	c := e.cfg.Embedding
-	switch c.EnableSemantic {
-	case "", "auto", "true", "false":
-	default:
-		return invalidf("ENABLE_SEMANTIC_SEARCH must be auto, true or false, got %q", c.EnableSemantic)
-	}
-	if c.Embedder == nil {
-		return nil
-	}
-	if !c.DisableChunking && (c.ChunkSize != 0 || c.ChunkOverlap != 0) {
-		size := c.ChunkSize
-		if size == 0 {
-			size = chunk.DefaultSize
-		}
-		if err := chunk.Validate(size, c.ChunkOverlap, ""); err != nil {
-			return invalidf("%s", err)
-		}
-	}
-	sm := &semantic{embedder: c.Embedder, backend: c.Backend}
-	e.vec = sm
-	if sm.backend == "" {
-		sm.backend = e.fts.Backend()
-	}
-	if sm.backend == "" {
-		sm.backend = BackendInProcess
-	}
-	if c.Reembed {
-		sm.unavailable = "Semantic search is off while the vectors are regenerated (contextd migrate reembed)"
-		return nil
-	}
-	if err := e.gen.CheckModel(ctx, e.st); err != nil {
-		return err
-	}
-	sm.enabled = c.EnableSemantic != "false"
-	if !sm.enabled {
-		sm.unavailable = "Semantic search is disabled (ENABLE_SEMANTIC_SEARCH=false)"
-		return nil
-	}
-	if w, ok := c.Embedder.(interface{ Warm() }); ok {
-		go w.Warm() // a local model loads beside the indexes
-	}
 	dir := c.IndexDir
 	if dir == "" && e.indexPath != "" {
 		dir = e.indexPath + ".vectors"
 	}
-	vs, err := search.OpenVectors(ctx, e.st, e.feed, search.VectorOptions{
-		Backend: sm.backend, Dim: c.Embedder.Dim(), Dir: dir, Progress: e.cfg.FTS.Progress, Compression: c.Compression,
+	sm, err := retrieve.OpenSemantic(ctx, e.st, e.feed, retrieve.SemanticOptions{
+		Embedder: c.Embedder, EnableSemantic: c.EnableSemantic, DisableChunking: c.DisableChunking,
+		ChunkSize: c.ChunkSize, ChunkOverlap: c.ChunkOverlap, Backend: c.Backend, FullTextBackend: e.fts.Backend(),
+		Dir: dir, Reembed: c.Reembed, Progress: e.cfg.FTS.Progress, Compression: c.Compression,
+		CheckModel: func(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) },
 	})
-	if err != nil {
-		return err
-	}
-	sm.vs, sm.unavailable = vs, vs.Unavailable()
-	return nil
-}
-
-// closeSemantic stops the vector index and writes its snapshot.
-func (e *Engine) closeSemantic() error {
-	if e.vec == nil || e.vec.vs == nil {
-		return nil
-	}
-	err := e.vec.vs.Close()
-	e.vec.vs = nil
+	e.vec = sm
 	return err
 }
 
 // SemanticAvailable reports whether semantic search can run: an embedder
 // is configured, ENABLE_SEMANTIC_SEARCH is not false, and a backend serves
 // it.
-func (e *Engine) SemanticAvailable() bool {
-	return e.vec != nil && e.vec.enabled && e.vec.unavailable == ""
-}
+func (e *Engine) SemanticAvailable() bool { return e.vec.Available() }
 
 // Embedder is the configured embedder (nil without one); the knowledge
 // tools embed their chunks with it.
@@ -168,8 +104,8 @@ func (e *Engine) semanticUnavailable() error {
 		provider = "builtin"
 	}
 	msg := fmt.Sprintf("Semantic search is not available. Ensure ENABLE_SEMANTIC_SEARCH=true and %s provider is properly configured. Install provider: the %s embedding provider is configured with EMBEDDING_PROVIDER (builtin needs nothing).", provider, provider)
-	if e.vec != nil && e.vec.unavailable != "" {
-		msg += " " + e.vec.unavailable
+	if e.vec != nil && e.vec.Unavailable != "" {
+		msg += " " + e.vec.Unavailable
 	}
 	return newErr(ErrUnavailable, "%s", msg)
 }
