@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlval"
@@ -31,26 +30,6 @@ func codeArg(b []byte) []byte {
 	return b
 }
 
-// Compression returns the compression_metadata row; ok is false when there
-// is none.
-func (r reader) Compression(ctx context.Context) (persist.Compression, bool, error) {
-	var (
-		c    persist.Compression
-		seed int64
-	)
-	err := r.q.QueryRow(ctx, `SELECT provider, bits, variant, seed, dim, codebook_fingerprint, created_at
-		FROM compression_metadata WHERE id = 1`).Scan(&c.Provider, &c.Bits, &c.Variant, &seed, &c.Dim, &c.Fingerprint, &c.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return persist.Compression{}, false, nil
-	}
-	if err != nil {
-		return persist.Compression{}, false, wrap("read compression metadata", err)
-	}
-	c.Seed = uint32(seed)
-	c.CreatedAt = c.CreatedAt.UTC()
-	return c, true, nil
-}
-
 // VectorForms counts the chunk rows by form and sums the code bytes.
 func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 	var f persist.VectorForms
@@ -59,33 +38,6 @@ func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 		return persist.VectorForms{}, wrap("count vector forms", err)
 	}
 	return f, nil
-}
-
-// SetCompression writes (or, with nil, removes) the compression_metadata
-// row in the transaction. A zero CreatedAt is now.
-func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
-	if c == nil {
-		if _, err := t.tx.Exec(ctx, `DELETE FROM compression_metadata`); err != nil {
-			return wrap("remove compression metadata", err)
-		}
-		return nil
-	}
-	if err := sqlval.CheckCompression(c); err != nil {
-		return errf("set compression metadata: %v", err)
-	}
-	created := c.CreatedAt
-	if created.IsZero() {
-		created = time.Now()
-	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO compression_metadata
-		(id, provider, bits, variant, seed, dim, codebook_fingerprint, created_at) VALUES (1, $1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, bits = excluded.bits,
-			variant = excluded.variant, seed = excluded.seed, dim = excluded.dim,
-			codebook_fingerprint = excluded.codebook_fingerprint, created_at = excluded.created_at`,
-		c.Provider, c.Bits, c.Variant, int64(c.Seed), c.Dim, c.Fingerprint, ts(created)); err != nil {
-		return wrap("set compression metadata", err)
-	}
-	return nil
 }
 
 // RewriteChunks replaces the forms of the chunks named by forms. The float32

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 )
 
 // The storage contract of package persist, checked at compile time.
@@ -20,16 +21,8 @@ func init() { persist.Register(Backend, openConfig) }
 // openConfig opens a store from a persist.OpenConfig: URL is the
 // connection string, Options (when set) must be Options.
 func openConfig(ctx context.Context, c persist.OpenConfig) (persist.Store, error) {
-	var o Options
-	switch v := c.Options.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	default:
+	o, ok := sqlstore.OptionsOf[Options](c.Options)
+	if !ok {
 		return nil, errf("options are %T, want postgres.Options", c.Options)
 	}
 	if c.URL != "" {

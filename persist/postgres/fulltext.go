@@ -173,21 +173,21 @@ func (s *Store) FullTextSearch(ctx context.Context, acc persist.Access, q persis
 	if strings.TrimSpace(tsq) == "" || q.Limit <= 0 {
 		return res, nil
 	}
-	b := &sqlb{}
-	b.w("SELECT e.id, ts_rank(e.text_search_vector, q, 1)::float8")
+	b := newB()
+	b.W("SELECT e.id, ts_rank(e.text_search_vector, q, 1)::float8")
 	if q.Highlight {
-		b.w(", ts_headline('" + cfg + "'::regconfig, e.text_content, q, 'StartSel=<mark>, StopSel=</mark>, HighlightAll=true')")
+		b.W(", ts_headline('" + cfg + "'::regconfig, e.text_content, q, 'StartSel=<mark>, StopSel=</mark>, HighlightAll=true')")
 	} else {
-		b.w(", ''")
+		b.W(", ''")
 	}
-	b.w(" FROM context_entries e, to_tsquery('"+cfg+"'::regconfig, ").typed(tsq, "::text").w(") q")
-	b.w(" WHERE e.text_search_vector @@ q AND ")
-	if err := b.filter(acc, q.Filter); err != nil {
+	b.W(" FROM context_entries e, to_tsquery('"+cfg+"'::regconfig, ").Typed(tsq, "::text").W(") q")
+	b.W(" WHERE e.text_search_vector @@ q AND ")
+	if err := filter(b, acc, q.Filter); err != nil {
 		return res, err
 	}
-	b.w(" ORDER BY 2 DESC, e.id DESC LIMIT ").typed(int64(q.Limit), "::bigint")
+	b.W(" ORDER BY 2 DESC, e.id DESC LIMIT ").Typed(int64(q.Limit), "::bigint")
 	hits, err := asCaller(s, ctx, acc, func(r reader) ([]persist.FullTextHit, error) {
-		rows, err := r.q.Query(ctx, b.String(), b.args...)
+		rows, err := r.q.Query(ctx, b.String(), b.Args()...)
 		if err != nil {
 			return nil, wrap("full-text search", err)
 		}
@@ -204,7 +204,7 @@ func (s *Store) FullTextSearch(ctx context.Context, acc persist.Access, q persis
 	}
 	res.Hits = hits
 	if q.Explain {
-		if res.Plan, err = s.reader.plan(ctx, b); err != nil {
+		if res.Plan, err = Dialect.Plan(ctx, s.reader.Q, b); err != nil {
 			return res, err
 		}
 	}

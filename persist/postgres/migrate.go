@@ -4,54 +4,18 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contextd/contextd/persist/sqlstore"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one embedded schema step, named NNNN_description.sql.
-type migration struct {
-	version int64
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, errf("list migrations: %v", err)
-	}
-	out := make([]migration, 0, len(names))
-	for _, n := range names {
-		base := path.Base(n)
-		num, _, _ := strings.Cut(base, "_")
-		v, err := strconv.ParseInt(num, 10, 64)
-		if err != nil || v <= 0 {
-			return nil, errf("migration %s: bad version %q", base, num)
-		}
-		b, err := migrationFS.ReadFile(n)
-		if err != nil {
-			return nil, errf("read migration %s: %v", base, err)
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, errf("migrations %s and %s share a version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
+func migrations() ([]sqlstore.Migration, error) { return sqlstore.Migrations(Dialect, migrationFS) }
 
 // migrate creates the schema when missing and applies the migrations the
 // database has not seen, all under a session advisory lock keyed by the
@@ -98,22 +62,22 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, lockKey int
 	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&newest); err != nil {
 		return wrap("migrate: read schema version", err)
 	}
-	if len(ms) > 0 && newest > ms[len(ms)-1].version {
-		return errf("database schema version %d is newer than this build (%d)", newest, ms[len(ms)-1].version)
+	if len(ms) > 0 && newest > ms[len(ms)-1].Version {
+		return errf("database schema version %d is newer than this build (%d)", newest, ms[len(ms)-1].Version)
 	}
 	for _, m := range ms {
-		if m.version <= newest {
+		if m.Version <= newest {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version)
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.Version)
 			return err
 		})
 		if err != nil {
-			return wrap(fmt.Sprintf("apply migration %s", m.name), err)
+			return wrap(fmt.Sprintf("apply migration %s", m.Name), err)
 		}
 	}
 	if rls {

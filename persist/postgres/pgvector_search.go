@@ -109,7 +109,7 @@ func (s *Store) vectorSearch(ctx context.Context, acc persist.Access, q persist.
 		return errNoPgvector
 	}
 	return s.readTx(ctx, acc, func(tx pgx.Tx) error {
-		r := reader{q: tx, schema: s.cfg.Schema}
+		r := newReader(tx, nil, s.cfg.Schema)
 		if st.dim != len(q.Vector) {
 			return r.vectorExact(ctx, st, acc, q, false, res)
 		}
@@ -160,14 +160,14 @@ func (r reader) manyCandidates(ctx context.Context, acc persist.Access, f persis
 		return false, wrap("vector search: size", err)
 	}
 	limit := max(minExact, total/exactScanRatio)
-	b := &sqlb{}
-	b.w("SELECT count(*) FROM (SELECT 1 FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id JOIN " + vecTable + " v ON v.chunk_id = c.id WHERE ")
-	if err := b.filter(acc, f); err != nil {
+	b := newB()
+	b.W("SELECT count(*) FROM (SELECT 1 FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id JOIN " + vecTable + " v ON v.chunk_id = c.id WHERE ")
+	if err := filter(b, acc, f); err != nil {
 		return false, err
 	}
-	b.w(" LIMIT ").arg(limit).w(") AS n")
+	b.W(" LIMIT ").Arg(limit).W(") AS n")
 	var n int64
-	if err := r.q.QueryRow(ctx, b.String(), b.args...).Scan(&n); err != nil {
+	if err := r.q.QueryRow(ctx, b.String(), b.Args()...).Scan(&n); err != nil {
 		return false, wrap("vector search: count candidates", err)
 	}
 	return n >= limit, nil
@@ -192,14 +192,14 @@ func (r reader) vectorHNSW(ctx context.Context, st vecState, acc persist.Access,
 			return false, wrap("vector search: ef_search", err)
 		}
 		dist := "v.embedding " + st.l2() + " "
-		b := &sqlb{}
-		b.w("SELECT "+dist).typed(lit, "::"+st.vecType(st.dim))
-		b.w(" AS d, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index FROM " + vecTable + " v")
-		b.w(" JOIN embedding_chunks c ON c.id = v.chunk_id JOIN context_entries e ON e.id = c.context_id WHERE ")
-		if err := b.filter(acc, q.Filter); err != nil {
+		b := newB()
+		b.W("SELECT "+dist).Typed(lit, "::"+st.vecType(st.dim))
+		b.W(" AS d, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index FROM " + vecTable + " v")
+		b.W(" JOIN embedding_chunks c ON c.id = v.chunk_id JOIN context_entries e ON e.id = c.context_id WHERE ")
+		if err := filter(b, acc, q.Filter); err != nil {
 			return false, err
 		}
-		b.w(" ORDER BY "+dist).typed(lit, "::"+st.vecType(st.dim)).w(" LIMIT ").arg(k)
+		b.W(" ORDER BY "+dist).Typed(lit, "::"+st.vecType(st.dim)).W(" LIMIT ").Arg(k)
 		rows, err := r.chunkDists(ctx, b)
 		if err != nil {
 			return false, err
@@ -220,23 +220,23 @@ func (r reader) vectorHNSW(ctx context.Context, st vecState, acc persist.Access,
 // decoded in SQL for a query of another dimension.
 func (r reader) vectorExact(ctx context.Context, st vecState, acc persist.Access, q persist.VectorQuery, table bool, res *persist.VectorResult) error {
 	lit := vectorLiteral(q.Vector)
-	b := &sqlb{}
-	b.w("SELECT d, cid, id, chunk_index, start_index, end_index FROM (")
-	b.w("SELECT d, cid, id, chunk_index, start_index, end_index,")
-	b.w(" row_number() OVER (PARTITION BY id ORDER BY d, start_index, cid) AS rn FROM (SELECT ")
+	b := newB()
+	b.W("SELECT d, cid, id, chunk_index, start_index, end_index FROM (")
+	b.W("SELECT d, cid, id, chunk_index, start_index, end_index,")
+	b.W(" row_number() OVER (PARTITION BY id ORDER BY d, start_index, cid) AS rn FROM (SELECT ")
 	from := " FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id"
 	if table {
-		b.w("v.embedding "+st.l2()+" ").typed(lit, "::"+st.vecType(st.dim))
+		b.W("v.embedding "+st.l2()+" ").Typed(lit, "::"+st.vecType(st.dim))
 		from += " JOIN " + vecTable + " v ON v.chunk_id = c.id WHERE "
 	} else {
-		b.w("contextd_f32le(c.embedding)::"+st.vecType(0)+" "+st.l2()+" ").typed(lit, "::"+st.vecType(0))
+		b.W("contextd_f32le(c.embedding)::"+st.vecType(0)+" "+st.l2()+" ").Typed(lit, "::"+st.vecType(0))
 		from += " WHERE octet_length(c.embedding) = " + strconv.Itoa(4*len(q.Vector)) + " AND "
 	}
-	b.w(" AS d, c.id AS cid, c.context_id AS id, c.chunk_index, c.start_index, c.end_index" + from)
-	if err := b.filter(acc, q.Filter); err != nil {
+	b.W(" AS d, c.id AS cid, c.context_id AS id, c.chunk_index, c.start_index, c.end_index" + from)
+	if err := filter(b, acc, q.Filter); err != nil {
 		return err
 	}
-	b.w(") AS x) AS y WHERE rn = 1 ORDER BY d, id LIMIT ").arg(q.Limit)
+	b.W(") AS x) AS y WHERE rn = 1 ORDER BY d, id LIMIT ").Arg(q.Limit)
 	rows, err := r.chunkDists(ctx, b)
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func (r reader) vectorExact(ctx context.Context, st vecState, acc persist.Access
 // chunkDists runs b, whose rows are distance, chunk key, entry id, chunk
 // index, start and end of chunks that pass.
 func (r reader) chunkDists(ctx context.Context, b *sqlb) ([]sqlval.ChunkDist, error) {
-	rows, err := r.q.Query(ctx, b.String(), b.args...)
+	rows, err := r.q.Query(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return nil, wrap("vector search", err)
 	}
@@ -272,7 +272,7 @@ func (r reader) explain(ctx context.Context, b *sqlb, strategy string, res *pers
 	if !want {
 		return nil
 	}
-	p, err := r.plan(ctx, b)
+	p, err := Dialect.Plan(ctx, r.Q, b)
 	if err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func asCaller[T any](s *Store, ctx context.Context, acc persist.Access, fn func(
 	var out T
 	err := s.readTx(ctx, acc, func(tx pgx.Tx) error {
 		var err error
-		out, err = fn(reader{q: tx, schema: s.cfg.Schema})
+		out, err = fn(newReader(tx, nil, s.cfg.Schema))
 		return err
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -80,7 +81,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if cfg.stmtCache > 0 && cfg.MaxCacheableStatementSize > 0 {
 		s.pq.maxStmt = cfg.MaxCacheableStatementSize
 	}
-	s.reader = reader{q: s.pq, pool: s.pq, schema: cfg.Schema}
+	s.reader = newReader(s.pq, s.pq, cfg.Schema)
 	vs, err := loadVecState(ctx, s.pq)
 	if err != nil {
 		s.pool.Close()
@@ -134,14 +135,16 @@ func (s *Store) configure(pc *pgxpool.Config) {
 	cc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
 		if err != nil {
-			s.metrics.openFailed.Add(1)
-			s.metrics.fail(err)
+			s.metrics.OpenFailed.Add(1)
+			s.metrics.Failed.Add(1)
+			s.metrics.ConsecutiveFailed.Add(1)
+			s.metrics.SetLastError(errorKind(err))
 		}
 		return conn, err
 	}
 	cc.Tracer = &s.metrics
 	pc.AfterConnect = func(context.Context, *pgx.Conn) error {
-		s.metrics.opened.Add(1)
+		s.metrics.Opened.Add(1)
 		return nil
 	}
 	pc.BeforeClose = func(conn *pgx.Conn) {
@@ -190,7 +193,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if fn == nil {
 		return errf("write: nil function")
 	}
-	s.metrics.writeQueue.Add(1)
+	s.metrics.WriteQueue.Add(1)
 	ptx, err := s.pq.BeginTx(ctx, pgx.TxOptions{})
 	if err == nil {
 		_, err = ptx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.lockKey)
@@ -198,11 +201,12 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 			_ = ptx.Rollback(context.Background())
 		}
 	}
-	s.metrics.writeQueue.Add(-1)
+	s.metrics.WriteQueue.Add(-1)
 	if err != nil {
 		return wrap("begin write", err)
 	}
-	t := &tx{reader: reader{q: ptx, schema: s.cfg.Schema}, tx: ptx}
+	t := &tx{reader: newReader(ptx, nil, s.cfg.Schema), tx: ptx}
+	t.Writes = sqlstore.Writes{D: Dialect, W: t}
 	committed := false
 	defer func() {
 		if !committed {
@@ -295,21 +299,15 @@ func (s *Store) PoolStats() persist.PoolStats {
 		out.WaitCount = st.EmptyAcquireCount()
 		out.WaitDuration = st.EmptyAcquireWaitTime()
 	}
-	s.metrics.fill(&out)
+	s.metrics.Fill(&out)
 	return out
 }
 
 // metrics counts connections and statements for PoolStats; it is the
 // pgx QueryTracer of every connection.
 type metrics struct {
-	opened, openFailed                 atomic.Int64
-	queries, failed, consecutiveFailed atomic.Int64
-	writeQueue                         atomic.Int64
-	perConn                            sync.Map // *pgx.Conn -> *atomic.Int64 statements run
-
-	mu          sync.Mutex
-	lastError   string
-	lastErrorAt time.Time
+	sqlstore.Counters
+	perConn sync.Map // *pgx.Conn -> *atomic.Int64 statements run
 }
 
 // TraceQueryStart counts the statement on its connection.
@@ -322,22 +320,7 @@ func (m *metrics) TraceQueryStart(ctx context.Context, conn *pgx.Conn, _ pgx.Tra
 // TraceQueryEnd records the outcome. A cancellation by the caller is not a
 // failure of the database.
 func (m *metrics) TraceQueryEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
-	m.queries.Add(1)
-	switch {
-	case d.Err == nil, errors.Is(d.Err, pgx.ErrNoRows):
-		m.consecutiveFailed.Store(0)
-	case errors.Is(d.Err, context.Canceled), errors.Is(d.Err, context.DeadlineExceeded):
-	default:
-		m.fail(d.Err)
-	}
-}
-
-func (m *metrics) fail(err error) {
-	m.failed.Add(1)
-	m.consecutiveFailed.Add(1)
-	m.mu.Lock()
-	m.lastError, m.lastErrorAt = errorKind(err), time.Now().UTC()
-	m.mu.Unlock()
+	m.Record(d.Err, errors.Is(d.Err, pgx.ErrNoRows), errorKind)
 }
 
 // connQueries returns how many statements conn ran; a connection about to
@@ -349,18 +332,6 @@ func (m *metrics) connQueries(conn *pgx.Conn) int64 {
 	}
 	n := v.(*atomic.Int64).Load()
 	return n
-}
-
-func (m *metrics) fill(out *persist.PoolStats) {
-	out.TotalConnections = m.opened.Load()
-	out.FailedConnections = m.openFailed.Load()
-	out.TotalQueries = m.queries.Load()
-	out.FailedQueries = m.failed.Load()
-	out.ConsecutiveFailures = m.consecutiveFailed.Load()
-	out.WriteQueue = int(m.writeQueue.Load())
-	m.mu.Lock()
-	out.LastError, out.LastErrorTime = m.lastError, m.lastErrorAt
-	m.mu.Unlock()
 }
 
 var _ pgx.QueryTracer = (*metrics)(nil)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlval"
@@ -23,27 +22,6 @@ func nullBlob(b []byte) any {
 	return b
 }
 
-// Compression returns the compression_metadata row; ok is false when there
-// is none.
-func (r reader) Compression(ctx context.Context) (persist.Compression, bool, error) {
-	var (
-		c       persist.Compression
-		seed    int64
-		created int64
-	)
-	err := r.q.QueryRowContext(ctx, `SELECT provider, bits, variant, seed, dim, codebook_fingerprint, created_at
-		FROM compression_metadata WHERE id = 1`).Scan(&c.Provider, &c.Bits, &c.Variant, &seed, &c.Dim, &c.Fingerprint, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return persist.Compression{}, false, nil
-	}
-	if err != nil {
-		return persist.Compression{}, false, fmt.Errorf("sqlite: read compression metadata: %w", err)
-	}
-	c.Seed = uint32(seed)
-	c.CreatedAt = time.UnixMicro(created).UTC()
-	return c, true, nil
-}
-
 // VectorForms counts the chunk rows by form and sums the code bytes.
 func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 	var f persist.VectorForms
@@ -53,33 +31,6 @@ func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 		return persist.VectorForms{}, fmt.Errorf("sqlite: count vector forms: %w", err)
 	}
 	return f, nil
-}
-
-// SetCompression writes (or, with nil, removes) the compression_metadata
-// row in the transaction. A zero CreatedAt is now.
-func (t *tx) SetCompression(ctx context.Context, c *persist.Compression) error {
-	if c == nil {
-		if _, err := t.exec(ctx, `DELETE FROM compression_metadata`); err != nil {
-			return fmt.Errorf("sqlite: remove compression metadata: %w", err)
-		}
-		return nil
-	}
-	if err := sqlval.CheckCompression(c); err != nil {
-		return fmt.Errorf("sqlite: set compression metadata: %w", err)
-	}
-	created := c.CreatedAt
-	if created.IsZero() {
-		created = time.Now()
-	}
-	if _, err := t.exec(ctx, `INSERT INTO compression_metadata
-		(id, provider, bits, variant, seed, dim, codebook_fingerprint, created_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, bits = excluded.bits,
-			variant = excluded.variant, seed = excluded.seed, dim = excluded.dim,
-			codebook_fingerprint = excluded.codebook_fingerprint, created_at = excluded.created_at`,
-		c.Provider, c.Bits, c.Variant, int64(c.Seed), c.Dim, c.Fingerprint, created.UnixMicro()); err != nil {
-		return fmt.Errorf("sqlite: set compression metadata: %w", err)
-	}
-	return nil
 }
 
 const sqlRewriteChunk = `UPDATE embedding_chunks SET embedding = ?, code = ? WHERE id = ?`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 )
 
 // The storage contract of package persist, checked at compile time.
@@ -23,16 +24,8 @@ func init() { persist.Register(Backend, openConfig) }
 // openConfig opens a store from a persist.OpenConfig: Path is the file,
 // Options (when set) must be Options.
 func openConfig(ctx context.Context, c persist.OpenConfig) (persist.Store, error) {
-	var o Options
-	switch v := c.Options.(type) {
-	case nil:
-	case Options:
-		o = v
-	case *Options:
-		if v != nil {
-			o = *v
-		}
-	default:
+	o, ok := sqlstore.OptionsOf[Options](c.Options)
+	if !ok {
 		return nil, fmt.Errorf("sqlite: options are %T, want sqlite.Options", c.Options)
 	}
 	if c.Path != "" {

@@ -39,89 +39,15 @@ func (s *Store) LastSeq(ctx context.Context) (int64, error) {
 	return seq, nil
 }
 
-// IndexDocs returns the entries among ids that exist, with their grants,
-// without any access restriction (ids that do not exist are omitted).
-func (s *Store) IndexDocs(ctx context.Context, ids []string) ([]persist.IndexDoc, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	b := &sqlb{}
-	b.w("SELECT " + entryCols + " FROM context_entries e WHERE e.id IN ").in(ids)
-	return s.indexDocs(ctx, b)
-}
-
-// ScanIndexDocs returns up to limit entries with ids greater than afterID,
-// in id order, with their grants and without access restriction: the pages
-// of an index rebuild.
-func (s *Store) ScanIndexDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
-	b := &sqlb{}
-	b.w("SELECT " + entryCols + " FROM context_entries e WHERE e.id > ").arg(afterID).w(" ORDER BY e.id LIMIT ").arg(limit)
-	return s.indexDocs(ctx, b)
-}
-
-func (s *Store) indexDocs(ctx context.Context, b *sqlb) ([]persist.IndexDoc, error) {
-	ents, err := s.reader.entries(ctx, "read index documents", b.String(), b.args, false)
-	if err != nil || len(ents) == 0 {
-		return nil, err
-	}
-	out := make([]persist.IndexDoc, len(ents))
-	pos := make(map[string]int, len(ents))
-	ids := make([]string, len(ents))
-	for i := range ents {
-		out[i].Entry = ents[i]
-		pos[ents[i].ID] = i
-		ids[i] = ents[i].ID
-	}
-	g := &sqlb{}
-	g.w("SELECT context_entry_id, principal_type, principal_id, permission FROM context_entry_grants WHERE context_entry_id IN ").in(ids)
-	rows, err := s.q.QueryContext(ctx, g.String(), g.args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: read index grants: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var gr persist.Grant
-		if err := rows.Scan(&id, &gr.PrincipalType, &gr.PrincipalID, &gr.Permission); err != nil {
-			return nil, fmt.Errorf("sqlite: read index grants: %w", err)
-		}
-		if i, ok := pos[id]; ok {
-			out[i].Grants = append(out[i].Grants, gr)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: read index grants: %w", err)
-	}
-	return out, nil
-}
-
 // FilterIDs returns the ids of the readable entries matching f, in id
 // order: the allowed set when a filter (metadata) can only be evaluated
 // by SQL.
 func (s *Store) FilterIDs(ctx context.Context, acc persist.Access, f persist.Filter) ([]string, error) {
-	b := &sqlb{}
-	b.w("SELECT e.id FROM context_entries e WHERE ")
-	if err := b.filter(acc, f); err != nil {
+	b, err := s.reader.FilterIDsSQL(acc, f)
+	if err != nil {
 		return nil, err
 	}
-	b.w(" ORDER BY e.id")
-	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: filter ids: %w", err)
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("sqlite: filter ids: %w", err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: filter ids: %w", err)
-	}
-	return out, nil
+	return s.reader.IDs(ctx, b)
 }
 
 // FullTextSearch ranks the readable entries matching q with FTS5 bm25
@@ -153,20 +79,20 @@ func (s *Store) fts5(ctx context.Context, acc persist.Access, q persist.FullText
 		res.Hits = []persist.FullTextHit{}
 		return res, nil
 	}
-	b := &sqlb{}
-	b.w("SELECT e.id, -bm25(context_entries_fts)")
+	b := newB()
+	b.W("SELECT e.id, -bm25(context_entries_fts)")
 	if q.Highlight {
-		b.w(", highlight(context_entries_fts, 0, '<mark>', '</mark>')")
+		b.W(", highlight(context_entries_fts, 0, '<mark>', '</mark>')")
 	} else {
-		b.w(", ''")
+		b.W(", ''")
 	}
-	b.w(" FROM context_entries_fts JOIN context_entries e ON e.rowid_int = context_entries_fts.rowid")
-	b.w(" WHERE context_entries_fts MATCH ").arg(expr).w(" AND ")
-	if err := b.filter(acc, q.Filter); err != nil {
+	b.W(" FROM context_entries_fts JOIN context_entries e ON e.rowid_int = context_entries_fts.rowid")
+	b.W(" WHERE context_entries_fts MATCH ").Arg(expr).W(" AND ")
+	if err := filter(b, acc, q.Filter); err != nil {
 		return res, err
 	}
-	b.w(" ORDER BY bm25(context_entries_fts), e.id DESC LIMIT ").arg(q.Limit)
-	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
+	b.W(" ORDER BY bm25(context_entries_fts), e.id DESC LIMIT ").Arg(q.Limit)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: full-text search: %w", err)
 	}
@@ -183,7 +109,7 @@ func (s *Store) fts5(ctx context.Context, acc persist.Access, q persist.FullText
 		return res, fmt.Errorf("sqlite: full-text search: %w", err)
 	}
 	if q.Explain {
-		if res.Plan, err = s.reader.plan(ctx, b); err != nil {
+		if res.Plan, err = Dialect.Plan(ctx, s.reader.Q, b); err != nil {
 			return res, err
 		}
 	}
@@ -274,16 +200,9 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 	return s.ensureFullTextTriggers(ctx)
 }
 
-// accessCols are entryCols without the text, metadata and summary: what
-// an index's access catalog keeps.
+// accessCols are entryCols without the text and summary: what an index's
+// access catalog keeps (the metadata answers search_context's filters).
+func (dialect) AccessCols() string { return accessCols }
+
 const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata,
 	NULL AS summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
-
-// ScanAccessDocs is ScanIndexDocs without the text and summary: the pages
-// an index's access catalog (with the metadata its filters are answered
-// from) is loaded from at start-up, which need not read every stored text.
-func (s *Store) ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
-	b := &sqlb{}
-	b.w("SELECT " + accessCols + " FROM context_entries e WHERE e.id > ").arg(afterID).w(" ORDER BY e.id LIMIT ").arg(limit)
-	return s.indexDocs(ctx, b)
-}

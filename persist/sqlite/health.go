@@ -103,8 +103,5 @@ func (m *metrics) health(err error) {
 		return
 	}
 	m.healthFailed.Add(1)
-	kind := errorKind(err)
-	m.mu.Lock()
-	m.lastError, m.lastErrorAt = kind, time.Now().UTC()
-	m.mu.Unlock()
+	m.SetLastError(errorKind(err))
 }

@@ -18,34 +18,34 @@ var _ persist.IngestReader = reader{}
 // json_extract calls then cost about 2 µs a row (10,000 managed entries in
 // a thread: about 20 ms per query), so no expression index is kept.
 func (r reader) IngestEntries(ctx context.Context, acc persist.Access, q persist.IngestQuery) ([]persist.IngestRow, error) {
-	b := &sqlb{}
-	b.w(`SELECT id, owner_id, content_hash, sid, block FROM (SELECT e.id, e.owner_id, e.content_hash,
+	b := newB()
+	b.W(`SELECT id, owner_id, content_hash, sid, block FROM (SELECT e.id, e.owner_id, e.content_hash,
 		json_extract(e.metadata, '$.ingest.source_id') AS sid, json_extract(e.metadata, '$.ingest') AS block
-		FROM context_entries e WHERE e.thread_id = `).arg(q.ThreadID)
-	b.w(` AND e.metadata IS NOT NULL AND json_type(e.metadata, '$.ingest') = 'object'`)
-	b.w(` AND json_type(e.metadata, '$.ingest.scope') = 'text' AND json_type(e.metadata, '$.ingest.source_id') = 'text'`)
-	b.w(` AND json_extract(e.metadata, '$.ingest.scope') = `).arg(q.Scope)
+		FROM context_entries e WHERE e.thread_id = `).Arg(q.ThreadID)
+	b.W(` AND e.metadata IS NOT NULL AND json_type(e.metadata, '$.ingest') = 'object'`)
+	b.W(` AND json_type(e.metadata, '$.ingest.scope') = 'text' AND json_type(e.metadata, '$.ingest.source_id') = 'text'`)
+	b.W(` AND json_extract(e.metadata, '$.ingest.scope') = `).Arg(q.Scope)
 	if q.OwnedOnly {
-		b.w(` AND e.owner_id = `).arg(acc.Principal)
+		b.W(` AND e.owner_id = `).Arg(acc.Principal)
 	} else {
-		b.w(` AND `)
-		b.readable(acc, "e")
+		b.W(` AND `)
+		b.Readable(acc, "e")
 	}
-	b.w(`) WHERE 1`)
+	b.W(`) WHERE 1`)
 	if q.SourceAfter != nil {
-		b.w(` AND sid > `).arg(*q.SourceAfter)
+		b.W(` AND sid > `).Arg(*q.SourceAfter)
 	}
 	if q.SourceThrough != nil {
-		b.w(` AND sid <= `).arg(*q.SourceThrough)
+		b.W(` AND sid <= `).Arg(*q.SourceThrough)
 	}
 	if q.From != nil {
-		b.w(` AND (sid > `).arg(q.From.SourceID).w(` OR (sid = `).arg(q.From.SourceID).w(` AND id > `).arg(q.From.ID).w(`))`)
+		b.W(` AND (sid > `).Arg(q.From.SourceID).W(` OR (sid = `).Arg(q.From.SourceID).W(` AND id > `).Arg(q.From.ID).W(`))`)
 	}
-	b.w(` ORDER BY sid, id`)
+	b.W(` ORDER BY sid, id`)
 	if q.Limit > 0 {
-		b.w(` LIMIT `).arg(q.Limit)
+		b.W(` LIMIT `).Arg(q.Limit)
 	}
-	rows, err := r.q.QueryContext(ctx, b.String(), b.args...)
+	rows, err := r.q.QueryContext(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read ingest state: %w", err)
 	}

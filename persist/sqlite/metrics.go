@@ -6,11 +6,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -21,33 +20,14 @@ import (
 // writers waiting. Everything is atomic or under mu: every goroutine of
 // the store records into it.
 type metrics struct {
-	opened, openFailed                 atomic.Int64
-	queries, failed, consecutiveFailed atomic.Int64
-	writeQueue                         atomic.Int64
-	healthChecks, healthFailed         atomic.Int64 // health.go
-
-	mu          sync.Mutex
-	lastError   string
-	lastErrorAt time.Time
+	sqlstore.Counters
+	healthChecks, healthFailed atomic.Int64 // health.go
 }
 
 // record counts one operation that ended with err. A cancellation by the
 // caller and sql.ErrNoRows are not failures of the database.
 func (m *metrics) record(err error) {
-	m.queries.Add(1)
-	switch {
-	case err == nil, errors.Is(err, sql.ErrNoRows):
-		m.consecutiveFailed.Store(0)
-		return
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return
-	}
-	m.failed.Add(1)
-	m.consecutiveFailed.Add(1)
-	kind := errorKind(err)
-	m.mu.Lock()
-	m.lastError, m.lastErrorAt = kind, time.Now().UTC()
-	m.mu.Unlock()
+	m.Record(err, errors.Is(err, sql.ErrNoRows), errorKind)
 }
 
 // errorKind names the kind of a failure in fixed words: statistics are
@@ -127,10 +107,10 @@ type countingConnector struct {
 func (c countingConnector) Connect(context.Context) (driver.Conn, error) {
 	conn, err := c.drv.Open(c.dsn)
 	if err != nil {
-		c.m.openFailed.Add(1)
+		c.m.OpenFailed.Add(1)
 		return nil, err
 	}
-	c.m.opened.Add(1)
+	c.m.Opened.Add(1)
 	return conn, nil
 }
 
@@ -166,15 +146,7 @@ func (s *Store) PoolStats() persist.PoolStats {
 		out.WaitDuration += st.WaitDuration
 	}
 	m := &s.metrics
-	out.TotalConnections = m.opened.Load()
-	out.FailedConnections = m.openFailed.Load()
-	out.TotalQueries = m.queries.Load()
-	out.FailedQueries = m.failed.Load()
-	out.ConsecutiveFailures = m.consecutiveFailed.Load()
-	out.WriteQueue = int(m.writeQueue.Load())
+	m.Fill(&out)
 	out.HealthChecks, out.HealthCheckFailures = m.healthChecks.Load(), m.healthFailed.Load()
-	m.mu.Lock()
-	out.LastError, out.LastErrorTime = m.lastError, m.lastErrorAt
-	m.mu.Unlock()
 	return out
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -31,18 +30,6 @@ func (r reader) NodeSummaries(ctx context.Context, id string) ([]persist.NodeSum
 		out = append(out, n)
 	}
 	return out, rows.Err()
-}
-
-// CountNodeSummaries counts the node summaries of the readable entries.
-func (r reader) CountNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
-	b := &sqlb{}
-	b.w(`SELECT count(*) FROM context_index_nodes n JOIN context_entries e ON e.id = n.context_entry_id WHERE `)
-	b.aggregate(acc, "e")
-	var n sql.NullInt64
-	if err := r.q.QueryRowContext(ctx, b.String(), b.args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqlite: count node summaries: %w", err)
-	}
-	return int(n.Int64), nil
 }
 
 // ReplaceNodeSummaries deletes the node summaries of entry id and stores

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 
 	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -110,7 +111,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := s.r.PingContext(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
 	}
-	s.reader = reader{q: countingQuerier{q: s.r, m: &s.metrics}, db: s.r, file: cfg.file}
+	s.reader = newReader(countingQuerier{q: s.r, m: &s.metrics}, s.r, cfg.file)
 	s.startHealth()
 	return s, nil
 }
@@ -161,14 +162,15 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	// sentinel, whether begin, a statement of fn or the commit hit it.
 	defer func() { err = storageError(err) }()
 	// A writer waits here for the one writer connection: the write queue.
-	s.metrics.writeQueue.Add(1)
+	s.metrics.WriteQueue.Add(1)
 	stx, err := s.w.BeginTx(ctx, nil)
-	s.metrics.writeQueue.Add(-1)
+	s.metrics.WriteQueue.Add(-1)
 	if err != nil {
 		s.metrics.record(err)
 		return fmt.Errorf("sqlite: begin write: %w", err)
 	}
-	t := &tx{reader: reader{q: countingQuerier{q: stx, m: &s.metrics}, file: s.cfg.file}, tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
+	t := &tx{reader: newReader(countingQuerier{q: stx, m: &s.metrics}, nil, s.cfg.file), tx: stx, fk: s.cfg.foreignKeys, stmts: s.stmts}
+	t.Writes = sqlstore.Writes{D: Dialect, W: t}
 	committed := false
 	defer func() {
 		if !committed {

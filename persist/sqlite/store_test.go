@@ -26,8 +26,8 @@ func TestMigrationsIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n != int64(len(ms)) || max != ms[len(ms)-1].version {
-			t.Fatalf("open #%d: %d migrations up to %d, want %d up to %d", i, n, max, len(ms), ms[len(ms)-1].version)
+		if n != int64(len(ms)) || max != ms[len(ms)-1].Version {
+			t.Fatalf("open #%d: %d migrations up to %d, want %d up to %d", i, n, max, len(ms), ms[len(ms)-1].Version)
 		}
 		if i == 0 {
 			e := entry(1, "t", "user", "alice")

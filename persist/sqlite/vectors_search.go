@@ -100,15 +100,15 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 		// and so which k should prove the answer; hopeless shares go to
 		// the candidate count below.
 		for k := ks[0]; k > 0; {
-			b := &sqlb{}
-			b.w("WITH knn AS MATERIALIZED (SELECT rowid AS cid, distance FROM " + vecTable + " WHERE embedding MATCH ").arg(blob)
-			b.w(" AND k = ").arg(k).w(")")
-			b.w(" SELECT knn.distance, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index, ")
-			b.readable(acc, "e")
+			b := newB()
+			b.W("WITH knn AS MATERIALIZED (SELECT rowid AS cid, distance FROM " + vecTable + " WHERE embedding MATCH ").Arg(blob)
+			b.W(" AND k = ").Arg(k).W(")")
+			b.W(" SELECT knn.distance, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index, ")
+			b.Readable(acc, "e")
 			if q.OmitKnowledge {
-				b.w(" AND ").notKnowledge("e")
+				b.W(" AND ").NotKnowledge("e")
 			}
-			b.w(" FROM knn JOIN embedding_chunks c ON c.id = knn.cid JOIN context_entries e ON e.id = c.context_id")
+			b.W(" FROM knn JOIN embedding_chunks c ON c.id = knn.cid JOIN context_entries e ON e.id = c.context_id")
 			found, ok, err := s.knnRun(ctx, b, k, q, res, fmt.Sprintf("vec0 knn k=%d, then access", k))
 			if err != nil || ok {
 				return ok, err
@@ -124,30 +124,30 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 		return false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	limit := max(minExactScan, total/exactScanRatio)
-	cb := &sqlb{}
-	cb.w("SELECT count(*) FROM (SELECT 1 FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE ")
-	if err := cb.filter(acc, q.Filter); err != nil {
+	cb := newB()
+	cb.W("SELECT count(*) FROM (SELECT 1 FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE ")
+	if err := filter(cb, acc, q.Filter); err != nil {
 		return false, err
 	}
-	cb.w(" LIMIT ").arg(limit).w(")")
+	cb.W(" LIMIT ").Arg(limit).W(")")
 	var n int
-	if err := s.q.QueryRowContext(ctx, cb.String(), cb.args...).Scan(&n); err != nil {
+	if err := s.q.QueryRowContext(ctx, cb.String(), cb.Args()...).Scan(&n); err != nil {
 		return false, fmt.Errorf("sqlite: vector search: count candidates: %w", err)
 	}
 	if n < limit {
 		return false, nil
 	}
 	for _, k := range ks {
-		b := &sqlb{}
-		b.w("WITH knn AS MATERIALIZED (SELECT rowid AS cid, distance FROM " + vecTable + " WHERE embedding MATCH ").arg(blob)
-		b.w(" AND k = ").arg(k)
-		b.w(" AND rowid IN (SELECT c.id FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE ")
-		if err := b.filter(acc, q.Filter); err != nil {
+		b := newB()
+		b.W("WITH knn AS MATERIALIZED (SELECT rowid AS cid, distance FROM " + vecTable + " WHERE embedding MATCH ").Arg(blob)
+		b.W(" AND k = ").Arg(k)
+		b.W(" AND rowid IN (SELECT c.id FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE ")
+		if err := filter(b, acc, q.Filter); err != nil {
 			return false, err
 		}
-		b.w("))")
-		b.w(" SELECT knn.distance, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index, 1")
-		b.w(" FROM knn JOIN embedding_chunks c ON c.id = knn.cid")
+		b.W("))")
+		b.W(" SELECT knn.distance, c.id, c.context_id, c.chunk_index, c.start_index, c.end_index, 1")
+		b.W(" FROM knn JOIN embedding_chunks c ON c.id = knn.cid")
 		_, ok, err := s.knnRun(ctx, b, k, q, res, fmt.Sprintf("vec0 knn k=%d over filtered candidates", k))
 		if err != nil || ok {
 			return ok, err
@@ -162,7 +162,7 @@ func (s *Store) vectorKNN(ctx context.Context, acc persist.Access, q persist.Vec
 // than the k-th chunk, or when fewer than k chunks came back (all of them).
 // found is the number of entries among the rows that pass.
 func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuery, res *persist.VectorResult, strategy string) (found int, ok bool, err error) {
-	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return 0, false, fmt.Errorf("sqlite: vector search: %w", err)
 	}
@@ -189,7 +189,7 @@ func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuer
 	}
 	res.Hits = hits
 	if q.Explain {
-		p, err := s.reader.plan(ctx, b)
+		p, err := Dialect.Plan(ctx, s.reader.Q, b)
 		if err != nil {
 			return found, false, err
 		}
@@ -201,18 +201,18 @@ func (s *Store) knnRun(ctx context.Context, b *sqlb, k int, q persist.VectorQuer
 // vectorExact answers q by computing vec_distance_l2 on every candidate
 // chunk (readable, filtered, of the query's dimension).
 func (s *Store) vectorExact(ctx context.Context, acc persist.Access, q persist.VectorQuery, blob []byte, res *persist.VectorResult) error {
-	b := &sqlb{}
-	b.w("SELECT d, cid, id, chunk_index, start_index, end_index FROM (")
-	b.w("SELECT d, cid, id, chunk_index, start_index, end_index,")
-	b.w(" row_number() OVER (PARTITION BY id ORDER BY d, start_index, cid) AS rn FROM (")
-	b.w("SELECT vec_distance_l2(c.embedding, ").arg(blob).w(") AS d, c.id AS cid, c.context_id AS id,")
-	b.w(" c.chunk_index, c.start_index, c.end_index")
-	b.w(" FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE length(c.embedding) = ").arg(len(blob)).w(" AND ")
-	if err := b.filter(acc, q.Filter); err != nil {
+	b := newB()
+	b.W("SELECT d, cid, id, chunk_index, start_index, end_index FROM (")
+	b.W("SELECT d, cid, id, chunk_index, start_index, end_index,")
+	b.W(" row_number() OVER (PARTITION BY id ORDER BY d, start_index, cid) AS rn FROM (")
+	b.W("SELECT vec_distance_l2(c.embedding, ").Arg(blob).W(") AS d, c.id AS cid, c.context_id AS id,")
+	b.W(" c.chunk_index, c.start_index, c.end_index")
+	b.W(" FROM context_entries e JOIN embedding_chunks c ON c.context_id = e.id WHERE length(c.embedding) = ").Arg(len(blob)).W(" AND ")
+	if err := filter(b, acc, q.Filter); err != nil {
 		return err
 	}
-	b.w(")) WHERE rn = 1 ORDER BY d, id LIMIT ").arg(q.Limit)
-	rows, err := s.q.QueryContext(ctx, b.String(), b.args...)
+	b.W(")) WHERE rn = 1 ORDER BY d, id LIMIT ").Arg(q.Limit)
+	rows, err := s.q.QueryContext(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return fmt.Errorf("sqlite: vector search: %w", err)
 	}
@@ -231,7 +231,7 @@ func (s *Store) vectorExact(ctx context.Context, acc persist.Access, q persist.V
 		return fmt.Errorf("sqlite: vector search: %w", err)
 	}
 	if q.Explain {
-		p, err := s.reader.plan(ctx, b)
+		p, err := Dialect.Plan(ctx, s.reader.Q, b)
 		if err != nil {
 			return err
 		}

@@ -1,46 +1,31 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
 
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/sqlstore"
 )
 
 // tx is one write transaction: the reads of a reader on the same SQL
 // transaction plus the writes, each appending to the change log.
 type tx struct {
 	reader
+	// Writes are Insert, Update, Grant and Ungrant, on this tx.
+	sqlstore.Writes
 	tx      *sql.Tx
 	fk      bool // foreign keys on: children are removed by ON DELETE CASCADE
 	stmts   *stmtCache
 	lastSeq int64 // highest change-log seq written by this transaction
 }
 
-// nullString maps "" to SQL NULL.
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// metadataArg maps absent metadata (nil or a JSON null) to SQL NULL.
-func metadataArg(m json.RawMessage) any {
-	t := bytes.TrimSpace(m)
-	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return nil
-	}
-	return string(m)
-}
-
-func (t *tx) log(ctx context.Context, id, op string) error {
+// Log appends one change-log row of op on entry id.
+func (t *tx) Log(ctx context.Context, id, op string) error {
 	res, err := t.exec(ctx, sqlInsertLog,
 		id, op, time.Now().UnixMicro())
 	if err != nil {
@@ -59,45 +44,8 @@ func (t *tx) noteSeq(res sql.Result) error {
 	return nil
 }
 
-// Insert stores a new entry with its tags, images and grants. Zero
-// CreatedAt/UpdatedAt are set to now (and written back to e).
-func (t *tx) Insert(ctx context.Context, e *persist.Entry, grants []persist.Grant) error {
-	if e == nil {
-		return errors.New("sqlite: insert: nil entry")
-	}
-	if e.CreatedAt.IsZero() {
-		e.CreatedAt = time.Now().UTC()
-	}
-	if e.UpdatedAt.IsZero() {
-		e.UpdatedAt = e.CreatedAt
-	}
-	created := micros(e.CreatedAt)
-	if _, err := t.exec(ctx, sqlInsertEntry,
-		e.ID, e.ThreadID, e.Source, e.ContentType, e.Text, metadataArg(e.Metadata),
-		nullString(e.Summary), nullString(e.ContentHash), e.Version, e.Owner, e.Visibility,
-		created, micros(e.UpdatedAt)); err != nil {
-		return fmt.Errorf("sqlite: insert entry: %w", err)
-	}
-	if err := t.insertTags(ctx, e.ID, e.Tags); err != nil {
-		return err
-	}
-	if err := t.insertImages(ctx, e.ID, e.Images, created); err != nil {
-		return err
-	}
-	for _, g := range grants {
-		at := created
-		if !g.CreatedAt.IsZero() {
-			at = micros(g.CreatedAt)
-		}
-		if _, err := t.exec(ctx, sqlInsertGrant,
-			e.ID, g.PrincipalType, g.PrincipalID, g.Permission, g.GrantedBy, at); err != nil {
-			return fmt.Errorf("sqlite: insert grant: %w", err)
-		}
-	}
-	return t.log(ctx, e.ID, persist.OpInsert)
-}
-
-func (t *tx) insertTags(ctx context.Context, id string, tags []string) error {
+// InsertTags stores tags, one cached statement a tag.
+func (t *tx) InsertTags(ctx context.Context, id string, tags []string) error {
 	if len(tags) == 0 {
 		return nil
 	}
@@ -109,7 +57,8 @@ func (t *tx) insertTags(ctx context.Context, id string, tags []string) error {
 	return nil
 }
 
-func (t *tx) insertImages(ctx context.Context, id string, imgs []persist.Image, at int64) error {
+// InsertImages stores imgs at at (unix microseconds).
+func (t *tx) InsertImages(ctx context.Context, id string, imgs []persist.Image, at any) error {
 	for i, img := range imgs {
 		var meta any
 		if img.Metadata != nil {
@@ -126,80 +75,19 @@ func (t *tx) insertImages(ctx context.Context, id string, imgs []persist.Image, 
 	return nil
 }
 
-// Update applies u to entry id when its version (and hash) match and
-// reports whether a row was changed. Tags and images are replaced when set;
-// with Images set and ContentType nil, content_type follows the images.
-func (t *tx) Update(ctx context.Context, id string, u persist.Update) (bool, error) {
-	updated := u.UpdatedAt
-	if updated.IsZero() {
-		updated = time.Now().UTC()
-	}
-	b := &sqlb{}
-	b.w("UPDATE context_entries SET updated_at = ").arg(micros(updated))
-	if u.Text != nil {
-		b.w(", text_content = ").arg(*u.Text)
-	}
-	if u.ContentHash != nil {
-		b.w(", content_hash = ").arg(nullString(*u.ContentHash))
-	}
-	if u.Summary != nil {
-		b.w(", summary = ").arg(nullString(*u.Summary))
-	}
-	if u.Metadata != nil {
-		b.w(", metadata = ").arg(metadataArg(*u.Metadata))
-	}
-	if u.Visibility != nil {
-		b.w(", visibility = ").arg(*u.Visibility)
-	}
-	switch {
-	case u.ContentType != nil:
-		b.w(", content_type = ").arg(*u.ContentType)
-	case u.Images != nil:
-		ct := "text"
-		if len(*u.Images) > 0 {
-			ct = "multimodal"
-		}
-		b.w(", content_type = ").arg(ct)
-	}
-	if u.BumpVersion {
-		b.w(", version = version + 1")
-	}
-	b.w(" WHERE id = ").arg(id).w(" AND version = ").arg(u.ExpectVersion)
-	if u.ExpectHash != nil {
-		b.w(" AND content_hash IS ").arg(nullString(*u.ExpectHash))
-	}
-	res, err := t.tx.ExecContext(ctx, b.String(), b.args...)
+// Exec runs a statement in the transaction, from the statement cache when
+// it is one of the fixed statements (sqlstore.Writer).
+func (t *tx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := t.exec(ctx, query, args...)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: update entry: %w", err)
+		return 0, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("sqlite: update entry: %w", err)
-	}
-	if n == 0 {
-		return false, nil
-	}
-	if u.Tags != nil {
-		if _, err := t.tx.ExecContext(ctx, `DELETE FROM tags WHERE context_entry_id = ?`, id); err != nil {
-			return false, fmt.Errorf("sqlite: replace tags: %w", err)
-		}
-		if err := t.insertTags(ctx, id, *u.Tags); err != nil {
-			return false, err
-		}
-	}
-	if u.Images != nil {
-		if _, err := t.tx.ExecContext(ctx, `DELETE FROM image_attachments WHERE context_entry_id = ?`, id); err != nil {
-			return false, fmt.Errorf("sqlite: replace images: %w", err)
-		}
-		if err := t.insertImages(ctx, id, *u.Images, micros(updated)); err != nil {
-			return false, err
-		}
-	}
-	if err := t.log(ctx, id, persist.OpUpdate); err != nil {
-		return false, err
-	}
-	return true, nil
+	return res.RowsAffected()
 }
+
+func (dialect) InsertEntrySQL() string { return sqlInsertEntry }
+func (dialect) InsertGrantSQL() string { return sqlInsertGrant }
+func (dialect) NullEq() string         { return " IS " }
 
 // Delete removes the entries and everything attached to them, logging one
 // delete per removed entry (in id order), and returns how many it removed.
@@ -210,16 +98,16 @@ func (t *tx) Delete(ctx context.Context, ids []string) (int, error) {
 	if !t.fk {
 		// Without foreign keys nothing cascades: remove the children here.
 		for _, table := range []string{"tags", "image_attachments", "context_entry_grants"} {
-			b := &sqlb{}
-			b.w("DELETE FROM " + table + " WHERE context_entry_id IN ").in(ids)
-			if _, err := t.tx.ExecContext(ctx, b.String(), b.args...); err != nil {
+			b := newB()
+			b.W("DELETE FROM "+table+" WHERE ").IsIn("context_entry_id", ids)
+			if _, err := t.tx.ExecContext(ctx, b.String(), b.Args()...); err != nil {
 				return 0, fmt.Errorf("sqlite: delete %s: %w", table, err)
 			}
 		}
 	}
-	b := &sqlb{}
-	b.w("DELETE FROM context_entries WHERE id IN ").in(ids).w(" RETURNING id")
-	rows, err := t.tx.QueryContext(ctx, b.String(), b.args...)
+	b := newB()
+	b.W("DELETE FROM context_entries WHERE ").IsIn("id", ids).W(" RETURNING id")
+	rows, err := t.tx.QueryContext(ctx, b.String(), b.Args()...)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: delete entries: %w", err)
 	}
