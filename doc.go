@@ -19,6 +19,8 @@
 // error texts, the search legs (internal/search: in-process indexes that
 // follow the change log through internal/follow, or the database's own
 // engines) run inside the caller's allowed set, internal/rank fuses and
-// reranks, internal/generate produces embeddings and summaries before a
-// write, and the facade hydrates and shapes the answer.
+// reranks, internal/retrieve runs a ranked search from the validated
+// request to the hydrated page, internal/generate produces embeddings and
+// summaries before a write, and the facade converts the answer to its
+// public types.
 package contextd
