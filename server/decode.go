@@ -133,7 +133,18 @@ func decodeStyled(tool string, params []param, raw any, exact bool) (args, error
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, argErrf(unknown[0], "Unexpected parameter '%s' (%s)", unknown[0], accepted(tool, params))
+		// A name is repeated back only abbreviated: an argument's key is
+		// as long as the client makes it.
+		name := unknown[0]
+		for i, n := 0, 0; i < len(name); n++ {
+			if n == 64 {
+				name = name[:i] + "..."
+				break
+			}
+			_, w := utf8.DecodeRuneInString(name[i:])
+			i += w
+		}
+		return nil, argErrf(name, "Unexpected parameter '%s' (%s)", name, accepted(tool, params))
 	}
 	out := make(args, len(in))
 	for i := range params {

@@ -42,8 +42,16 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 	if err != nil {
 		return s.failed(t, err), nil
 	}
+	ctx, release, refused := s.admit(ctx, t.Spec.Name, in)
+	if refused != nil {
+		return refused, nil
+	}
+	defer release()
 	v, err := t.Call(ctx, s.eng, in)
 	if err != nil {
+		if r := s.timedOut(ctx, t); r != nil {
+			return r, nil
+		}
 		return s.failed(t, err), nil
 	}
 	// What the caller was told only generically goes to the log in full.

@@ -88,6 +88,9 @@ type Options struct {
 	// KnowledgeTools() or another package's tools to ContextTools() to
 	// serve both). DisabledTools and each Tool.Available still apply.
 	Tools []Tool
+	// Limits bound each call's cost and share the machine between heavy
+	// and cheap calls (limits.go; the zero value is the defaults).
+	Limits Limits
 }
 
 // Server serves the contextd tools over MCP.
@@ -96,6 +99,8 @@ type Server struct {
 	log        *slog.Logger
 	principal  string
 	maxMessage int64 // Options.MaxMessageBytes
+	limits     Limits
+	gate       *gate
 	mcp        *mcpserver.MCPServer
 	names      []string
 	unknown    []string // see UnknownDisabledTools
@@ -106,7 +111,8 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if eng == nil {
 		return nil, errors.New("server: nil engine")
 	}
-	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal, maxMessage: opts.MaxMessageBytes}
+	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal, maxMessage: opts.MaxMessageBytes, limits: opts.Limits.withDefaults()}
+	s.gate = newGate(s.limits)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
