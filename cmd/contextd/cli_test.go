@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -36,6 +37,7 @@ func TestHelpDoesNothingElse(t *testing.T) {
 		{[]string{"help"}, usage},
 		{[]string{"help", "--help"}, usage},
 		{[]string{"version", "-h"}, versionUsage},
+		{[]string{"health", "--help"}, healthUsage},
 		{[]string{"version", "--help"}, versionUsage},
 		{[]string{"reembed", "-h"}, reembedUsage},
 		{[]string{"reembed", "--help"}, reembedUsage},
@@ -71,6 +73,7 @@ func TestUnexpectedArgumentsRefused(t *testing.T) {
 		{[]string{"serve"}, "contextd: unknown command \"serve\"\n" + usage},
 		{[]string{"help", "me"}, "contextd help: unexpected argument \"me\"\n" + usage},
 		{[]string{"version", "now"}, "contextd version: unexpected argument \"now\"\n" + versionUsage},
+		{[]string{"health", "now"}, "contextd health: unexpected argument \"now\"\n" + healthUsage},
 		{[]string{"version", "-x"}, "contextd version: flag provided but not defined: -x\n" + versionUsage},
 		{[]string{"--version", "now"}, "contextd: flag provided but not defined: -version\n" + usage},
 		{[]string{"reembed", "all"}, "contextd reembed: unexpected argument \"all\"\n" + reembedUsage},
@@ -99,7 +102,10 @@ func TestUnexpectedArgumentsRefused(t *testing.T) {
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
 		code, stdout, stderr := runCLI(t, nil, args...)
-		if code != exitOK || stdout != "contextd "+contextd.Version+"\n" || stderr != "" {
+		lines := strings.Split(stdout, "\n")
+		if code != exitOK || stderr != "" || len(lines) != 5 || lines[0] != "contextd "+contextd.Version ||
+			!strings.HasPrefix(lines[1], "module:   ") || !strings.HasPrefix(lines[2], "revision: ") ||
+			lines[3] != "go:       "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH {
 			t.Errorf("contextd %v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}

@@ -80,7 +80,7 @@ func TestHelpListsCommands(t *testing.T) {
 	if code := run(context.Background(), []string{"help"}, os.LookupEnv, nil, &out, &errb); code != exitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"version", "help", "eval cranfield", "eval paraphrase", "ingest", "bench", "migrate", "docs"} {
+	for _, cmd := range []string{"version", "help", "eval cranfield", "eval paraphrase", "ingest", "bench", "migrate", "docs", "health"} {
 		if !strings.Contains(out.String(), "\n  "+cmd) {
 			t.Errorf("help does not list %q:\n%s", cmd, out.String())
 		}

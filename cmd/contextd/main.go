@@ -6,7 +6,8 @@
 //
 //	contextd            # serve MCP on stdio
 //	MCP_TRANSPORT=http contextd   # serve streamable HTTP on FASTMCP_HOST:FASTMCP_PORT/mcp
-//	contextd version    # print the version
+//	contextd version    # print the version, module, revision and Go version
+//	contextd health     # check a running HTTP server's /health
 //
 // Exit codes: 0 normal, 78 configuration error, 1 anything else.
 package main
@@ -25,9 +26,9 @@ import (
 	"syscall"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
-	"github.com/contextd/contextd/server/setup"
 )
 
 // Exit codes of the original server (sysexits).
@@ -52,7 +53,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			if code, done := parseCommand("version", args[1:], versionUsage, stdout, stderr); done {
 				return code
 			}
-			fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
+			printVersion(stdout)
 			return exitOK
 		case "eval":
 			return runEval(ctx, args[1:], stdout, stderr)
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runMigrate(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "docs":
 			return runDocs(ctx, args[1:], stdout, stderr)
+		case "health":
+			return runHealth(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "reembed": // the name before `migrate`, kept as an alias
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
@@ -84,7 +87,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		switch args[0] {
 		case "--version", "-v", "-version":
 			if len(args) == 1 {
-				fmt.Fprintf(stdout, "contextd %s\n", contextd.Version)
+				printVersion(stdout)
 				return exitOK
 			}
 		}
@@ -139,12 +142,12 @@ type memoryReleaser interface {
 
 // serve runs the MCP server of the environment's configuration.
 func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := setup.FromEnv(lookupEnv)
+	cfg, err := config.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
 	}
-	cfg.Server.Version = contextd.Version
+	cfg.Server.Version = releaseVersion()
 	// A soft memory limit makes the collector work harder as the heap nears
 	// it and the scavenger return freed memory to the system above it, so a
 	// burst of large requests does not leave the process at its peak.
@@ -187,7 +190,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	go rel.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",
-			contextd.Version, cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
+			releaseVersion(), cfg.HTTP.Addr(), server.MCPPath, cfg.AuthProvider, dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
 		// SIGTERM cancels ctx; in-flight calls finish before this returns.
 		if err := srv.ListenAndServeHTTP(ctx, cfg.HTTP); err != nil {
 			fmt.Fprintf(stderr, "contextd: %v\n", err)
@@ -199,7 +202,7 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 		fmt.Fprintf(stderr, "contextd: MCP_AUTH_PROVIDER=%s is ignored on stdio; every call runs as %s\n", cfg.AuthProvider, cfg.Server.DefaultPrincipal)
 	}
 	fmt.Fprintf(stderr, "contextd %s: serving MCP on stdio; database %s (%s); %d tools\n",
-		contextd.Version, dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
+		releaseVersion(), dbTarget(cfg.Engine), eng.Backend(), len(srv.ToolNames()))
 	if err := srv.ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "contextd: %v\n", err)
 		return exitFail
@@ -236,13 +239,17 @@ commands:
             (contextd reembed is migrate reembed)
   docs [-out DIR] [-check]
             generate docs/tools.md and docs/configuration.md from the code
+  health [-url URL]
+            ask a running HTTP server for /health (container health checks)
 
 Every command answers -h or --help with its usage.
 `
 
 const versionUsage = `usage: contextd version
 
-Prints the version of contextd.
+Prints the version of contextd, then the module version, the source
+revision and the Go toolchain it was built from (runtime/debug build
+information; go install and release builds record them, go run does not).
 `
 
 const reembedUsage = `usage: contextd migrate reembed (or contextd reembed)
@@ -255,7 +262,7 @@ Stop the server first. Configuration errors exit 78.
 
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	cfg, err := setup.FromEnv(lookupEnv)
+	cfg, err := config.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
