@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -112,9 +113,12 @@ func readEmbedding(r *envReader, c *Config) {
 	e.ChunkSize = r.intRange("CHUNK_SIZE", chunk.DefaultSize, chunk.MinSize, chunk.MaxSize)
 	e.ChunkOverlap = r.intRange("CHUNK_OVERLAP", chunk.DefaultOverlap, 0, chunk.MaxOverlap)
 	agg := r.choice("CHUNK_AGGREGATION", chunk.AggregationMax, strings.ToLower, chunk.AggregationMax)
+	// Size, overlap and aggregation are each checked above, so what
+	// chunk.Validate can still refuse is the overlap against the size; the
+	// message names the variables, which chunk's do not.
 	if err := chunk.Validate(e.ChunkSize, e.ChunkOverlap, agg); err != nil {
 		v, _ := r.lookup("CHUNK_OVERLAP")
-		r.fail("CHUNK_OVERLAP", v, strings.TrimPrefix(err.Error(), chunk.ErrInvalid.Error()+": "))
+		r.fail("CHUNK_OVERLAP", v, fmt.Sprintf("must be less than CHUNK_SIZE (%d)", e.ChunkSize))
 	}
 
 	// Hybrid search (C.8).

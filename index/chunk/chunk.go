@@ -56,21 +56,23 @@ func (o Options) resolved() Options {
 	return o
 }
 
-// Validate checks CHUNK_SIZE, CHUNK_OVERLAP and CHUNK_AGGREGATION against
-// the reference limits (size 100–10000, overlap 0–500 and below size,
-// aggregation "max"). An empty aggregation means the default.
+// Validate checks a chunk size, overlap and aggregation against the
+// reference limits (size 100–10000, overlap 0–500 and below size,
+// aggregation "max"). An empty aggregation means the default. The
+// messages name the settings, not their environment variables: package
+// config checks those and names them itself.
 func Validate(size, overlap int, aggregation string) error {
 	if size < MinSize || size > MaxSize {
-		return fmt.Errorf("%w: CHUNK_SIZE must be between %d and %d, got %d", ErrInvalid, MinSize, MaxSize, size)
+		return fmt.Errorf("%w: chunk size must be between %d and %d, got %d", ErrInvalid, MinSize, MaxSize, size)
 	}
 	if overlap < 0 || overlap > MaxOverlap {
-		return fmt.Errorf("%w: CHUNK_OVERLAP must be between 0 and %d, got %d", ErrInvalid, MaxOverlap, overlap)
+		return fmt.Errorf("%w: chunk overlap must be between 0 and %d, got %d", ErrInvalid, MaxOverlap, overlap)
 	}
 	if overlap >= size {
-		return fmt.Errorf("%w: CHUNK_OVERLAP (%d) must be less than CHUNK_SIZE (%d)", ErrInvalid, overlap, size)
+		return fmt.Errorf("%w: chunk overlap (%d) must be less than the chunk size (%d)", ErrInvalid, overlap, size)
 	}
 	if aggregation != "" && aggregation != AggregationMax {
-		return fmt.Errorf("%w: CHUNK_AGGREGATION must be %q, got %q", ErrInvalid, AggregationMax, aggregation)
+		return fmt.Errorf("%w: chunk aggregation must be %q, got %q", ErrInvalid, AggregationMax, aggregation)
 	}
 	return nil
 }
