@@ -85,30 +85,31 @@ func isOperatorWord(s, language string) bool {
 // are dropped for the languages that have them. The terms are ANDed; no
 // terms means no rows.
 func MatchTerms(q, language string) []QueryTerm {
-	toks, quoted := query.Fields(q)
-	var out []QueryTerm
-	for i, t := range toks {
-		if quoted[i] {
-			if strings.TrimSpace(t) != "" {
-				out = append(out, QueryTerm{Text: t, Quoted: true})
-			}
-			continue
+	return terms(q, language, func(t string) []string {
+		frags := strings.Split(t, `"`)
+		for i, f := range frags {
+			frags[i] = strings.TrimSpace(strings.ReplaceAll(f, "-", " "))
 		}
-		for _, frag := range strings.Split(t, `"`) {
-			frag = strings.TrimSpace(strings.ReplaceAll(frag, "-", " "))
-			if frag == "" || isOperatorWord(frag, language) {
-				continue
-			}
-			out = append(out, QueryTerm{Text: frag})
-		}
-	}
-	return out
+		return frags
+	})
 }
 
 // PrefixTerms applies the prefix-mode transform: each word (trailing '*'
 // stripped, split on '"', '-' and spaces) is a prefix; a quoted phrase is
 // a phrase whose last word is a prefix. Operator words are dropped.
 func PrefixTerms(q, language string) []QueryTerm {
+	return terms(q, language, func(t string) []string {
+		words := strings.FieldsFunc(strings.TrimRight(t, "*"), func(r rune) bool { return r == '"' || r == '-' || unicode.IsSpace(r) })
+		for i, w := range words {
+			words[i] = strings.TrimRight(w, "*")
+		}
+		return words
+	})
+}
+
+// terms keeps the quoted phrases of q that are not blank and splits the
+// other tokens into words, dropping empty words and operator words.
+func terms(q, language string, split func(string) []string) []QueryTerm {
 	toks, quoted := query.Fields(q)
 	var out []QueryTerm
 	for i, t := range toks {
@@ -118,14 +119,10 @@ func PrefixTerms(q, language string) []QueryTerm {
 			}
 			continue
 		}
-		t = strings.TrimRight(t, "*")
-		words := strings.FieldsFunc(t, func(r rune) bool { return r == '"' || r == '-' || unicode.IsSpace(r) })
-		for _, w := range words {
-			w = strings.TrimRight(w, "*")
-			if w == "" || isOperatorWord(w, language) {
-				continue
+		for _, w := range split(t) {
+			if w != "" && !isOperatorWord(w, language) {
+				out = append(out, QueryTerm{Text: w})
 			}
-			out = append(out, QueryTerm{Text: w})
 		}
 	}
 	return out
