@@ -78,3 +78,21 @@ func readHTTP(r *envReader, c *Config) {
 		}
 	}
 }
+
+// authVars are the variables of the authentication settings, by the
+// field names server/auth reports them under (auth.ConfigError).
+var authVars = strings.NewReplacer(
+	"JWT.PublicKey", "MCP_AUTH_JWT_PUBLIC_KEY",
+	"JWT.JWKSURI", "MCP_AUTH_JWT_JWKS_URI",
+	"JWT.Algorithm", "MCP_AUTH_JWT_ALGORITHM",
+	"Provider", "MCP_AUTH_PROVIDER",
+	"Token", "MCP_AUTH_TOKEN",
+)
+
+// AuthError is the *Error of an invalid authentication setting that the
+// provider found (server/auth's ConfigError: field, value, reason): the
+// field and the settings its reason names become their variables, so the
+// message reads as the upstream server's.
+func AuthError(field, value, reason string) *Error {
+	return &Error{Var: authVars.Replace(field), Value: value, Reason: authVars.Replace(reason)}
+}

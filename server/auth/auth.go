@@ -16,11 +16,12 @@
 //		Issuer:   "https://idp.example.com/",
 //		Audience: "contextd",
 //	}}, "local")
-//	if err != nil { ... } // a *auth.ConfigError naming the MCP_AUTH_* variable
+//	if err != nil { ... } // a *auth.ConfigError naming the setting
 //	mux.Handle("/mcp", auth.Require(a, logger, mcpHandler))
 //
 // The settings mirror the MCP_AUTH_* environment variables of the upstream
-// server; package config reads them.
+// server; package config reads them, and names them in its messages
+// (config.AuthError turns a ConfigError into the variable's error).
 package auth
 
 import (
@@ -55,17 +56,18 @@ type Config struct {
 	JWT JWTConfig
 }
 
-// ConfigError reports an invalid setting by the environment variable that
-// carries it, so a deployment file can be fixed from the message alone.
-// Value is "(redacted)" for key material.
+// ConfigError reports an invalid setting of Config by its field: Provider,
+// Token, JWT.Algorithm, JWT.PublicKey or JWT.JWKSURI. The Reason names
+// settings the same way, so package config can name its variables
+// instead. Value is "(redacted)" for key material.
 type ConfigError struct {
-	Var    string // the MCP_AUTH_* variable
+	Field  string // the setting
 	Value  string // its value
 	Reason string // what is wrong, with the accepted values
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("invalid configuration: %s=%q: %s", e.Var, e.Value, e.Reason)
+	return fmt.Sprintf("auth: invalid %s %q: %s", e.Field, e.Value, e.Reason)
 }
 
 // Rejection is an authentication failure whose Reason is safe to show the
@@ -89,7 +91,7 @@ func New(cfg Config, defaultPrincipal string) (Authenticator, error) {
 		return func(context.Context, string) (contextd.Principal, error) { return local, nil }, nil
 	case "simple_token":
 		if cfg.Token == "" {
-			return nil, &ConfigError{Var: "MCP_AUTH_TOKEN", Reason: "MCP_AUTH_TOKEN cannot be empty."}
+			return nil, &ConfigError{Field: "Token", Reason: "Token cannot be empty."}
 		}
 		want := []byte(cfg.Token)
 		return func(_ context.Context, token string) (contextd.Principal, error) {
@@ -110,7 +112,7 @@ func New(cfg Config, defaultPrincipal string) (Authenticator, error) {
 		}
 		return v.authenticate, nil
 	}
-	return nil, &ConfigError{Var: "MCP_AUTH_PROVIDER", Value: cfg.Provider, Reason: "must be one of none, simple_token, jwt"}
+	return nil, &ConfigError{Field: "Provider", Value: cfg.Provider, Reason: "must be one of none, simple_token, jwt"}
 }
 
 // bearer extracts the token of an Authorization: Bearer header; ok is

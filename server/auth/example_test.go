@@ -34,5 +34,5 @@ func ExampleNew() {
 	// Output:
 	// 200 local
 	// 401 {"error":"invalid_token","error_description":"invalid token"}
-	// invalid configuration: MCP_AUTH_TOKEN="": MCP_AUTH_TOKEN cannot be empty.
+	// auth: invalid Token "": Token cannot be empty.
 }

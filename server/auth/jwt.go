@@ -61,7 +61,7 @@ func newJWTVerifier(cfg JWTConfig) (*jwtVerifier, error) {
 		cfg.Algorithm = "RS256"
 	}
 	if algs := jwtAlgorithms(); !slices.Contains(algs, cfg.Algorithm) {
-		return nil, &ConfigError{Var: "MCP_AUTH_JWT_ALGORITHM", Value: cfg.Algorithm, Reason: "must be one of " + strings.Join(algs, ", ")}
+		return nil, &ConfigError{Field: "JWT.Algorithm", Value: cfg.Algorithm, Reason: "must be one of " + strings.Join(algs, ", ")}
 	}
 	if cfg.GroupsClaim == "" {
 		cfg.GroupsClaim = "groups"
@@ -72,21 +72,21 @@ func newJWTVerifier(cfg JWTConfig) (*jwtVerifier, error) {
 	v := &jwtVerifier{cfg: cfg}
 	switch {
 	case cfg.PublicKey != "" && cfg.JWKSURI != "":
-		return nil, &ConfigError{Var: "MCP_AUTH_JWT_JWKS_URI", Value: cfg.JWKSURI, Reason: "set either MCP_AUTH_JWT_PUBLIC_KEY or MCP_AUTH_JWT_JWKS_URI, not both"}
+		return nil, &ConfigError{Field: "JWT.JWKSURI", Value: cfg.JWKSURI, Reason: "set either JWT.PublicKey or JWT.JWKSURI, not both"}
 	case cfg.PublicKey == "" && cfg.JWKSURI == "":
-		return nil, &ConfigError{Var: "MCP_AUTH_JWT_PUBLIC_KEY", Reason: "MCP_AUTH_PROVIDER=jwt needs MCP_AUTH_JWT_PUBLIC_KEY or MCP_AUTH_JWT_JWKS_URI"}
+		return nil, &ConfigError{Field: "JWT.PublicKey", Reason: "Provider=jwt needs JWT.PublicKey or JWT.JWKSURI"}
 	case cfg.PublicKey != "":
 		key, err := parseStaticKey(cfg.Algorithm, cfg.PublicKey)
 		if err != nil {
-			return nil, &ConfigError{Var: "MCP_AUTH_JWT_PUBLIC_KEY", Value: "(redacted)", Reason: err.Error()}
+			return nil, &ConfigError{Field: "JWT.PublicKey", Value: "(redacted)", Reason: err.Error()}
 		}
 		v.key = key
 	case strings.HasPrefix(cfg.Algorithm, "HS"):
-		return nil, &ConfigError{Var: "MCP_AUTH_JWT_JWKS_URI", Value: cfg.JWKSURI, Reason: cfg.Algorithm + " needs the shared secret in MCP_AUTH_JWT_PUBLIC_KEY; a JWKS serves public keys only"}
+		return nil, &ConfigError{Field: "JWT.JWKSURI", Value: cfg.JWKSURI, Reason: cfg.Algorithm + " needs the shared secret in JWT.PublicKey; a JWKS serves public keys only"}
 	default:
 		u, err := url.Parse(cfg.JWKSURI)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, &ConfigError{Var: "MCP_AUTH_JWT_JWKS_URI", Value: cfg.JWKSURI, Reason: "must be an http or https URL"}
+			return nil, &ConfigError{Field: "JWT.JWKSURI", Value: cfg.JWKSURI, Reason: "must be an http or https URL"}
 		}
 		v.jwks = newJWKS(cfg)
 	}

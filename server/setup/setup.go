@@ -67,6 +67,11 @@ func Build(c config.Config) (Config, error) {
 		DisabledTools:    c.Server.DisabledTools,
 		Instructions:     c.Server.Instructions,
 		MaxMessageBytes:  c.Server.MaxMessageBytes,
+		Limits: server.Limits{
+			MaxQueryChars: c.Server.Limits.MaxQueryChars, SearchTimeout: c.Server.Limits.SearchTimeout,
+			HeavyQueryChars: c.Server.Limits.HeavyQueryChars, HeavyCalls: c.Server.Limits.HeavyCalls,
+			HeavyQueueTimeout: c.Server.Limits.HeavyQueueTimeout,
+		},
 	}
 	h := c.HTTP
 	out.HTTP = server.HTTPOptions{
@@ -113,7 +118,7 @@ func authenticator(c config.Config) (auth.Authenticator, error) {
 	if err != nil {
 		var ae *auth.ConfigError
 		if errors.As(err, &ae) {
-			return nil, &config.Error{Var: ae.Var, Value: ae.Value, Reason: ae.Reason}
+			return nil, config.AuthError(ae.Field, ae.Value, ae.Reason)
 		}
 		return nil, err
 	}
