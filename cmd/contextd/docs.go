@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/config"
+	"github.com/contextd/contextd/internal/mcpstdio"
 )
 
 const docsUsage = `usage: contextd docs [-out DIR] [-check]
@@ -99,65 +99,20 @@ func servedTools(ctx context.Context) ([]mcpTool, error) {
 		done <- code
 	}()
 	defer func() { inW.Close(); <-done }()
-	send := func(msg string) error { _, err := io.WriteString(inW, msg+"\n"); return err }
-	lines := bufio.NewScanner(outR)
-	lines.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	// await returns the result of the response with id.
-	await := func(id int) (json.RawMessage, error) {
-		for lines.Scan() {
-			var resp struct {
-				ID     *int            `json:"id"`
-				Result json.RawMessage `json:"result"`
-				Error  *struct {
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(lines.Bytes(), &resp) != nil || resp.ID == nil || *resp.ID != id {
-				continue
-			}
-			if resp.Error != nil {
-				return nil, errors.New(resp.Error.Message)
-			}
-			return resp.Result, nil
-		}
-		return nil, fmt.Errorf("the server ended without answering: %s", strings.TrimSpace(stderr.String()))
+	raws, err := mcpstdio.ListTools(inW, outR, "contextd-docs")
+	if errors.Is(err, mcpstdio.ErrNoAnswer) {
+		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"contextd-docs","version":"1"}}}`); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	if _, err := await(1); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return nil, err
-	}
-	var tools []mcpTool
-	cursor := ""
-	for id := 2; ; id++ {
-		params := "{}"
-		if cursor != "" {
-			b, _ := json.Marshal(map[string]string{"cursor": cursor})
-			params = string(b)
-		}
-		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":%s}`, id, params)); err != nil {
-			return nil, err
-		}
-		raw, err := await(id)
-		if err != nil {
+	tools := make([]mcpTool, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &tools[i]); err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
-		var page struct {
-			Tools      []mcpTool `json:"tools"`
-			NextCursor string    `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		tools = append(tools, page.Tools...)
-		if cursor = page.NextCursor; cursor == "" {
-			return tools, nil
-		}
 	}
+	return tools, nil
 }
 
 // toolsMarkdown is docs/tools.md: every served tool with its parameters.
@@ -174,7 +129,7 @@ func toolsMarkdown(ctx context.Context) (string, error) {
 	b.WriteString("How the tools behave together is in [tool-behaviour.md](tool-behaviour.md), [search.md](search.md), [knowledge.md](knowledge.md) and [security.md](security.md).\n\n")
 	b.WriteString("| tool | kind | summary |\n| --- | --- | --- |\n")
 	for _, t := range tools {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", t.Name, t.Name, toolKind(t), cell(firstSentence(t.Description)))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", t.Name, t.Name, toolKind(t), cell(mcpstdio.FirstSentence(t.Description)))
 	}
 	for _, t := range tools {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.Name)
@@ -297,18 +252,6 @@ func limits(p map[string]any) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// firstSentence is the first sentence (or line) of a description.
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
-	return s
 }
 
 // cell makes text fit one Markdown table cell.

@@ -66,8 +66,9 @@ func parseTargets(s string) ([]target, error) {
 // build cross-compiles cmd/contextd for t into o.out and returns the
 // binary's path. CGO_ENABLED=0 makes it static (the SQLite driver is pure
 // Go); -trimpath keeps the builder's paths out; -s -w drop the symbol
-// table and DWARF (a third of the size; panics still print file:line from
-// the runtime's own tables); -X main.version stamps the version; and
+// table and DWARF (linux/amd64: 80.4 MB -> 65.0 MB; panics still print
+// file:line from the runtime's own tables); -X main.version stamps the
+// version; and
 // -buildvcs=auto records the Git revision when the module is a checkout,
 // overriding a GOFLAGS=-buildvcs=false in the environment.
 func build(ctx context.Context, o options, t target) (string, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextd/contextd/internal/mcpstdio"
 	"github.com/contextd/contextd/server"
 )
 
@@ -32,7 +33,7 @@ type bundleTool struct {
 func declaredTools() []bundleTool {
 	var out []bundleTool
 	for _, t := range append(server.ContextTools(), server.KnowledgeTools()...) {
-		out = append(out, bundleTool{Name: t.Spec.Name, Description: firstSentence(t.Spec.Description)})
+		out = append(out, bundleTool{Name: t.Spec.Name, Description: mcpstdio.FirstSentence(t.Spec.Description)})
 	}
 	return out
 }
@@ -43,18 +44,6 @@ func toolNames(ts []bundleTool) []string {
 		out[i] = t.Name
 	}
 	return out
-}
-
-// firstSentence is the text up to the first ". " or line break.
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
-	return strings.TrimSpace(s)
 }
 
 // userSetting is one entry of a bundle's user_config: a setting the host

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/contextd/contextd/internal/mcpstdio"
 )
 
 // smokeResult is what a release binary answered.
@@ -75,7 +74,7 @@ func stdioToolNames(ctx context.Context, bin string, env []string) ([]string, er
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	names, err := listTools(in, outPipe)
+	tools, err := mcpstdio.ListTools(in, outPipe, "contextd-release")
 	in.Close()
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = fmt.Errorf("exit: %w", werr)
@@ -83,72 +82,15 @@ func stdioToolNames(ctx context.Context, bin string, env []string) ([]string, er
 	if err != nil {
 		return nil, fmt.Errorf("%w (stderr: %s)", err, strings.TrimSpace(stderr.String()))
 	}
+	names := make([]string, len(tools))
+	for i, raw := range tools {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		names[i] = t.Name
+	}
 	return names, nil
-}
-
-// listTools is the client side of the exchange.
-func listTools(in io.Writer, out io.Reader) ([]string, error) {
-	lines := bufio.NewScanner(out)
-	lines.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	send := func(msg string) error { _, err := io.WriteString(in, msg+"\n"); return err }
-	await := func(id int) (json.RawMessage, error) {
-		for lines.Scan() {
-			var resp struct {
-				ID     *int            `json:"id"`
-				Result json.RawMessage `json:"result"`
-				Error  *struct {
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(lines.Bytes(), &resp) != nil || resp.ID == nil || *resp.ID != id {
-				continue
-			}
-			if resp.Error != nil {
-				return nil, errors.New(resp.Error.Message)
-			}
-			return resp.Result, nil
-		}
-		return nil, errors.New("the server ended without answering")
-	}
-	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"contextd-release","version":"1"}}}`); err != nil {
-		return nil, err
-	}
-	if _, err := await(1); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return nil, err
-	}
-	var names []string
-	cursor := ""
-	for id := 2; id < 100; id++ {
-		params := "{}"
-		if cursor != "" {
-			b, _ := json.Marshal(map[string]string{"cursor": cursor})
-			params = string(b)
-		}
-		if err := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":%s}`, id, params)); err != nil {
-			return nil, err
-		}
-		raw, err := await(id)
-		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		var page struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-			NextCursor string `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		for _, t := range page.Tools {
-			names = append(names, t.Name)
-		}
-		if cursor = page.NextCursor; cursor == "" {
-			return names, nil
-		}
-	}
-	return nil, errors.New("tools/list: more than 98 pages")
 }
