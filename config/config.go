@@ -178,6 +178,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 
 	readFTS(r, &c)
+	readLimits(r, &c)
 
 	// Retrieval.
 	c.Engine.IncludeSummaryInGet = r.boolean("GET_CONTEXT_BY_IDS_INCLUDE_SUMMARY", false)

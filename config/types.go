@@ -74,6 +74,8 @@ type Server struct {
 	Instructions *string
 	// MaxMessageBytes caps one stdio message (MCP_MAX_REQUEST_BYTES).
 	MaxMessageBytes int64
+	// Limits bound one call's cost (limits.go).
+	Limits Limits
 }
 
 // HTTP holds the settings of the streamable HTTP transport
