@@ -2,12 +2,8 @@ package contextd
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
-	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/persist"
 )
@@ -23,19 +19,19 @@ import (
 
 // Knowledge search modes (KnowledgeSearchRequest.Mode).
 const (
-	KnowledgeSemantic = knowledge.Semantic
-	KnowledgeKeyword  = knowledge.Keyword
-	KnowledgeHybrid   = knowledge.Hybrid
+	KnowledgeSemantic = "Semantic"
+	KnowledgeKeyword  = "Keyword"
+	KnowledgeHybrid   = "Hybrid"
 )
 
 // KnowledgeDefaultTopK is search_knowledge's number of results when
 // KnowledgeSearchRequest.TopK is nil.
-const KnowledgeDefaultTopK = knowledge.DefaultTopK
+const KnowledgeDefaultTopK = 10
 
 // Knowledge container kinds (KnowledgeContainer.Kind).
 const (
-	KnowledgeKindManaged = knowledge.KindManaged // a container the engine owns
-	KnowledgeKindSource  = knowledge.KindSource  // a folder mirrored read-only (KnowledgeConfig.Sources)
+	KnowledgeKindManaged = "managed" // a container the engine owns
+	KnowledgeKindSource  = "source"  // a folder mirrored read-only (KnowledgeConfig.Sources)
 )
 
 // KnowledgeContainer is a container, or a read-only source scope, as the
@@ -222,9 +218,6 @@ type KnowledgeHit struct {
 	Text       string  `json:"text"`
 }
 
-// Bulk call bounds.
-const maxKnowledgeBulk = 100
-
 // knowledgeCaller returns the principal and access of ctx, after the
 // read-only check of a writing tool when tool is not "".
 func (e *Engine) knowledgeCaller(ctx context.Context, tool string) (Principal, persist.Access, error) {
@@ -258,11 +251,8 @@ func (e *Engine) bulkContainer(ctx context.Context, tool, array string, n int, i
 	if err := e.CheckWritable(ctx, tool); err != nil {
 		return persist.Access{}, nil, err
 	}
-	switch {
-	case n == 0:
-		return persist.Access{}, nil, invalidf("'%s' array must not be empty.", array)
-	case n > maxKnowledgeBulk:
-		return persist.Access{}, nil, invalidf("Maximum %d files per %s call.", maxKnowledgeBulk, tool)
+	if err := knowledge.CheckBulk(tool, array, n); err != nil {
+		return persist.Access{}, nil, err
 	}
 	return e.knowledgeContainer(ctx, tool, input, e.know.ResolveWritable)
 }
@@ -334,33 +324,18 @@ func (e *Engine) UploadKnowledgeFile(ctx context.Context, req KnowledgeUploadReq
 	if err := e.CheckWritable(ctx, "upload_file"); err != nil {
 		return nil, err
 	}
-	name := req.FileName
-	ext := knowledge.Ext(name)
-	switch {
-	case name == "":
-		return nil, invalidf("'fileName' is required.")
-	case !knowledge.ValidFileName(name):
-		return nil, invalidf("invalid filename '%s' \u2014 must not contain path separators or '..' segments.", name)
-	case !knowledge.Supported(ext):
-		return nil, invalidf("file type '%s' is not supported. Supported types: %s", ext, knowledge.SupportedList())
-	case req.Content != nil && req.TextContent != nil:
-		return nil, invalidf("Provide either 'content' or 'textContent', not both.")
-	case req.Content == nil && req.TextContent == nil:
-		return nil, invalidf("Provide either 'content' (base64) or 'textContent' (raw text).")
+	if err := knowledge.CheckUpload(req.FileName, req.Content != nil, req.TextContent != nil); err != nil {
+		return nil, err
 	}
 	acc, c, err := e.knowledgeContainer(ctx, "upload_file", req.Container, e.know.ResolveWritable)
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	if req.Content != nil {
-		if data, err = DecodeKnowledgeBase64(*req.Content); err != nil {
-			return nil, invalidf("'content' must be valid base64-encoded data.")
-		}
-	} else {
-		data = []byte(*req.TextContent)
+	data, err := knowledge.UploadData(req.Content, req.TextContent)
+	if err != nil {
+		return nil, err
 	}
-	up, err := e.know.Upload(ctx, acc, c, knowledge.File{Name: name, Folder: req.Path, Data: data, Strategy: req.Strategy})
+	up, err := e.know.Upload(ctx, acc, c, knowledge.File{Name: req.FileName, Folder: req.Path, Data: data, Strategy: req.Strategy})
 	if err != nil {
 		return nil, err
 	}
@@ -374,15 +349,7 @@ func uploadOf(up *knowledge.Uploaded) *KnowledgeUploadResponse {
 // DecodeKnowledgeBase64 reads standard base64 with padding, skipping
 // whitespace as .NET's Convert.FromBase64String does: the reading of
 // upload_file's content and of bulk_upload's base64 items.
-func DecodeKnowledgeBase64(s string) ([]byte, error) {
-	s = strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
-			return -1
-		}
-		return r
-	}, s)
-	return base64.StdEncoding.DecodeString(s)
-}
+func DecodeKnowledgeBase64(s string) ([]byte, error) { return knowledge.DecodeBase64(s) }
 
 // BulkUploadKnowledgeFiles uploads 1 to 100 files to one container
 // (bulk_upload). A file refused, before or by its upload, is a result
@@ -392,46 +359,27 @@ func (e *Engine) BulkUploadKnowledgeFiles(ctx context.Context, req KnowledgeBulk
 	if err != nil {
 		return nil, err
 	}
-	out := &KnowledgeBulkUploadResponse{Container: c.Name, Results: make([]KnowledgeBulkResult, len(req.Files))}
+	files := make([]knowledge.BulkFile, len(req.Files))
 	for i, f := range req.Files {
-		r := &out.Results[i]
-		switch {
-		case strings.TrimSpace(f.FileName) == "":
-			r.Error, r.Rejected = "missing 'filename'", true
-			continue
-		case f.Content == "":
-			r.Error, r.Rejected = "missing 'content'", true
-			continue
-		}
-		data := []byte(f.Content)
-		if f.Base64 {
-			if data, err = DecodeKnowledgeBase64(f.Content); err != nil {
-				r.Error, r.Rejected = "invalid base64 content", true
-				continue
-			}
-		}
-		up, err := e.know.Upload(ctx, acc, c, knowledge.File{Name: f.FileName, Folder: f.Folder, Data: data})
-		if r.Error, err = refusal(err); err != nil {
-			return nil, err
-		}
-		if r.Error == "" {
-			r.Uploaded = uploadOf(up)
-		}
+		files[i] = knowledge.BulkFile{Name: f.FileName, Content: f.Content, Folder: f.Folder, Base64: f.Base64}
 	}
-	return out, nil
+	res, err := e.know.BulkUpload(ctx, acc, c, files)
+	if err != nil {
+		return nil, err
+	}
+	return &KnowledgeBulkUploadResponse{Container: c.Name, Results: bulkResults(res)}, nil
 }
 
-// refusal splits err into the message of a refusal (an *Error) and any
-// other error.
-func refusal(err error) (string, error) {
-	var ce *cerrors.Error
-	switch {
-	case err == nil:
-		return "", nil
-	case errors.As(err, &ce):
-		return ce.Msg, nil
+// bulkResults are the results of a bulk call as the caller sees them.
+func bulkResults(res []knowledge.BulkResult) []KnowledgeBulkResult {
+	out := make([]KnowledgeBulkResult, len(res))
+	for i, r := range res {
+		out[i] = KnowledgeBulkResult{Error: r.Error, Rejected: r.Rejected}
+		if r.Uploaded != nil {
+			out[i].Uploaded = uploadOf(r.Uploaded)
+		}
 	}
-	return "", err
+	return out
 }
 
 // ListKnowledgeFiles lists one folder of a container (list_files);
@@ -491,14 +439,11 @@ func (e *Engine) BulkDeleteKnowledgeFiles(ctx context.Context, req KnowledgeBulk
 	if err != nil {
 		return nil, err
 	}
-	out := &KnowledgeBulkDeleteResponse{Results: make([]KnowledgeBulkResult, len(req.FileIDs))}
-	for i, id := range req.FileIDs {
-		_, err := e.know.DeleteFile(ctx, acc, c, id)
-		if out.Results[i].Error, err = refusal(err); err != nil {
-			return nil, err
-		}
+	res, err := e.know.BulkDelete(ctx, acc, c, req.FileIDs)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return &KnowledgeBulkDeleteResponse{Results: bulkResults(res)}, nil
 }
 
 // SearchKnowledge searches the Ready chunks of one container or source

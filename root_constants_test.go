@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/internal/generate"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/search"
+	"github.com/contextd/contextd/internal/write"
 )
 
 // TestPublicConstants: the public constants are written out, so the
@@ -16,9 +18,16 @@ func TestPublicConstants(t *testing.T) {
 		{BackendInProcess, search.InProcess}, {BackendNative, search.Native},
 		{GrepFilesWithMatches, request.GrepFilesWithMatches}, {GrepContent, request.GrepContent}, {GrepCount, request.GrepCount},
 		{ReembedCommand, generate.ReembedCommand},
+		{KnowledgeSemantic, knowledge.Semantic}, {KnowledgeKeyword, knowledge.Keyword}, {KnowledgeHybrid, knowledge.Hybrid},
+		{KnowledgeKindManaged, knowledge.KindManaged}, {KnowledgeKindSource, knowledge.KindSource},
+		{PrincipalUser, write.PrincipalUser}, {PrincipalGroup, write.PrincipalGroup},
+		{PermissionRead, write.PermissionRead}, {PermissionWrite, write.PermissionWrite},
 	} {
 		if c.public != c.internal {
 			t.Errorf("public constant %q, internal %q", c.public, c.internal)
 		}
+	}
+	if KnowledgeDefaultTopK != knowledge.DefaultTopK {
+		t.Errorf("KnowledgeDefaultTopK %d, internal %d", KnowledgeDefaultTopK, knowledge.DefaultTopK)
 	}
 }

@@ -8,10 +8,10 @@ import (
 
 // Principal types and permissions of a grant.
 const (
-	PrincipalUser   = write.PrincipalUser
-	PrincipalGroup  = write.PrincipalGroup
-	PermissionRead  = write.PermissionRead
-	PermissionWrite = write.PermissionWrite
+	PrincipalUser   = "user"  // one principal (a token subject)
+	PrincipalGroup  = "group" // every member of a group
+	PermissionRead  = "read"
+	PermissionWrite = "write"
 )
 
 // ShareRequest is the input of share_context and unshare_context.
@@ -22,13 +22,44 @@ type ShareRequest struct {
 	Permission    string `json:"permission"` // "read" | "write"
 }
 
-// The responses of the sharing tools (package internal/write shapes them).
-type (
-	ShareResponse      = write.ShareResponse
-	UnshareResponse    = write.UnshareResponse
-	GrantView          = write.GrantView
-	ListGrantsResponse = write.ListGrantsResponse
-)
+// ShareResponse is the result of share_context.
+type ShareResponse struct {
+	Success       bool   `json:"success"`
+	ContextID     string `json:"context_id"`
+	PrincipalType string `json:"principal_type"`
+	PrincipalID   string `json:"principal_id"`
+	Permission    string `json:"permission"`
+	Created       bool   `json:"created"`
+	Message       string `json:"message"`
+}
+
+// UnshareResponse is the result of unshare_context.
+type UnshareResponse struct {
+	Success              bool     `json:"success"`
+	ContextID            string   `json:"context_id"`
+	PrincipalType        string   `json:"principal_type"`
+	PrincipalID          string   `json:"principal_id"`
+	Permission           string   `json:"permission"`
+	Removed              bool     `json:"removed"`
+	RemainingPermissions []string `json:"remaining_permissions"`
+	Message              string   `json:"message"`
+}
+
+// GrantView is one grant as list_context_grants returns it.
+type GrantView struct {
+	PrincipalType string `json:"principal_type"`
+	PrincipalID   string `json:"principal_id"`
+	Permission    string `json:"permission"`
+	GrantedBy     string `json:"granted_by"`
+	CreatedAt     string `json:"created_at"`
+}
+
+// ListGrantsResponse is the result of list_context_grants.
+type ListGrantsResponse struct {
+	ContextID string      `json:"context_id"`
+	Grants    []GrantView `json:"grants"`
+	Count     int         `json:"count"`
+}
 
 // ListGrantsRequest is the input of list_context_grants.
 type ListGrantsRequest struct {
@@ -47,7 +78,7 @@ func (e *Engine) Share(ctx context.Context, req ShareRequest) (*ShareResponse, e
 	if err != nil {
 		return nil, err
 	}
-	return write.ShareView(write.GrantInput(req), out), nil
+	return (*ShareResponse)(write.ShareView(write.GrantInput(req), out)), nil
 }
 
 // Unshare removes exactly one grant from an entry the caller owns
@@ -62,7 +93,7 @@ func (e *Engine) Unshare(ctx context.Context, req ShareRequest) (*UnshareRespons
 	if err != nil {
 		return nil, err
 	}
-	return write.UnshareView(write.GrantInput(req), out), nil
+	return (*UnshareResponse)(write.UnshareView(write.GrantInput(req), out)), nil
 }
 
 // ListGrants lists every grant of an entry the caller owns
@@ -76,5 +107,6 @@ func (e *Engine) ListGrants(ctx context.Context, req ListGrantsRequest) (*ListGr
 	if err != nil {
 		return nil, err
 	}
-	return write.GrantsView(id, grants), nil
+	v := write.GrantsView(id, grants)
+	return &ListGrantsResponse{ContextID: v.ContextID, Grants: convert(v.Grants, func(g write.GrantView) GrantView { return GrantView(g) }), Count: v.Count}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/internal/deployment"
 )
 
@@ -42,8 +41,44 @@ type SummaryStatus struct {
 	Message            string  `json:"message,omitempty"`
 }
 
-// ConnectionMetrics is connection_metrics (internal/deployment).
-type ConnectionMetrics = deployment.ConnectionMetrics
+// ConnectionMetrics is get_statistics' connection_metrics: the store's
+// pool and query counters. A caller without the operator role sees the
+// configuration (backend_type, pool_size, circuit_state) and every counter
+// zero.
+type ConnectionMetrics struct {
+	BackendType         string  `json:"backend_type"`
+	PoolSize            int     `json:"pool_size"`
+	TotalQueries        int64   `json:"total_queries"`
+	FailedQueries       int64   `json:"failed_queries"`
+	CircuitState        string  `json:"circuit_state"`
+	ConsecutiveFailures int64   `json:"consecutive_failures"`
+	LastError           *string `json:"last_error"`
+	LastErrorTime       *string `json:"last_error_time"`
+	TotalConnections    int64   `json:"total_connections"`
+	ActiveConnections   int     `json:"active_connections"`
+	FailedConnections   int64   `json:"failed_connections"`
+	WriteQueueSize      int     `json:"write_queue_size"`
+	OpenConnections     int     `json:"open_connections"`
+	IdleConnections     int     `json:"idle_connections"`
+	WaitCount           int64   `json:"wait_count"`
+	WaitDurationMS      float64 `json:"wait_duration_ms"`
+	HealthChecks        int64   `json:"health_checks"`
+	HealthCheckFailures int64   `json:"health_check_failures"`
+}
+
+// CompressionStatus is the compression block of get_statistics: the
+// vector codes' settings when compression is on.
+type CompressionStatus struct {
+	Enabled       bool    `json:"enabled"`
+	Available     bool    `json:"available"`
+	Provider      string  `json:"provider,omitempty"`
+	Bits          int     `json:"bits,omitempty"`
+	Variant       string  `json:"variant,omitempty"`
+	Seed          *uint32 `json:"seed,omitempty"`
+	Dim           int     `json:"dim,omitempty"`
+	MaxConcurrent int     `json:"max_concurrent,omitempty"`
+	Message       string  `json:"message,omitempty"`
+}
 
 // Statistics is the result of get_statistics. Entry, thread, image, tag and
 // summary figures count only what the caller may read; the database size
@@ -68,7 +103,7 @@ type Statistics struct {
 	Chunking            ChunkingStatus    `json:"chunking"`
 	Reranking           RerankingStatus   `json:"reranking"`
 	Summary             SummaryStatus     `json:"summary"`
-	Compression         compress.Status   `json:"compression"`
+	Compression         CompressionStatus `json:"compression"`
 	IndexTree           IndexTreeStatus   `json:"index_tree"`
 }
 
@@ -101,11 +136,11 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		MostActiveThreads: []NameCount{},
 		TopTags:           []NameCount{},
 		Backend:           e.st.Backend(),
-		ConnectionMetrics: deployment.Metrics(e.st.Backend(), e.st.PoolStats()),
+		ConnectionMetrics: ConnectionMetrics(deployment.Metrics(e.st.Backend(), e.st.PoolStats())),
 		Summary:           e.summaryStatus(s),
 		Chunking:          e.chunkingStatus(),
 		Reranking:         e.rerankingStatus(),
-		Compression:       e.gen.CompressionStatus(),
+		Compression:       CompressionStatus(e.gen.CompressionStatus()),
 	}
 	if out.SemanticSearch, err = e.semanticStatus(ctx, acc, s.TotalEntries); err != nil {
 		return nil, fmt.Errorf("statistics: %w", err)
@@ -130,7 +165,7 @@ func (e *Engine) Statistics(ctx context.Context) (*Statistics, error) {
 		out.DatabaseSizeMB = &mb
 	}
 	if !deployment.Visible(e.cfg.OperatorRole, p.Roles) { // ACCESS_CONTROL_OPERATOR_ROLE
-		out.ConnectionMetrics = out.ConnectionMetrics.Private()
+		out.ConnectionMetrics = ConnectionMetrics(deployment.ConnectionMetrics(out.ConnectionMetrics).Private())
 		out.DatabaseSizeMB = nil
 		return out, nil // nor the time of sizing every principal's vectors
 	}
