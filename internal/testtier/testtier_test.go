@@ -21,3 +21,24 @@ func TestEnabled(t *testing.T) {
 		}
 	}
 }
+
+func TestShare(t *testing.T) {
+	for _, c := range []struct {
+		v       string
+		n, want int
+	}{
+		{"", 1000, 250},
+		{"0", 1000, 250},
+		{"", 3, 1},
+		{"1", 1000, 1000},
+	} {
+		t.Setenv(Env, c.v)
+		want := c.want
+		if Race {
+			want = max(1, c.n/4)
+		}
+		if got := Share(t, c.n); got != want {
+			t.Errorf("%s=%q: Share(%d) = %d, want %d", Env, c.v, c.n, got, want)
+		}
+	}
+}
