@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/contextd/contextd/internal/rank"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -141,6 +142,10 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	if q.Mode != Semantic {
 		kw, err = keywordLeg(ctx, cands, parseKeyword(q.Text), totalLen, s.idx.vocab, s.maxTerms())
 	}
+	var ev rank.Evidence
+	if q.Mode == Hybrid && err == nil {
+		ev = keywordEvidence(cands, kw, q.Text, s.idx.vocab, s.maxTerms())
+	}
 	s.idx.mu.RUnlock()
 	if err != nil {
 		return nil, err
@@ -158,7 +163,10 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 		// squeezed the keyword leg's best against the semantic leg's
 		// ten, and Hybrid fell below Keyword (internal/keval: MRR@10
 		// 0.752 against 0.773 on the checking half, 0.793 with the cut).
-		fused = fuse(sem, top(cands, kw, q.TopK), s.alpha)
+		// The weight follows the query's evidence, as the context tools'
+		// (rank.AdaptiveWeight): a question whose words the keyword leg
+		// finds only scattered ranks by meaning alone.
+		fused = fuse(sem, top(cands, kw, q.TopK), rank.AdaptiveWeight(s.alpha, ev))
 	}
 	kept := fused[:0]
 	for _, h := range fused {
