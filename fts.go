@@ -18,12 +18,11 @@ const (
 	BackendNative    = "native"     // the database's own engines (SQLite FTS5, sqlite-vec)
 )
 
-// FTSConfig configures full-text search. The zero value is ENABLE_FTS=auto
-// with the in-process backend in English.
+// FTSConfig configures full-text search. The zero value serves it with
+// the in-process backend in English.
 type FTSConfig struct {
-	// Enable is ENABLE_FTS: "auto" (default) or "true" serve full-text
-	// search, "false" switches it off.
-	Enable string
+	// Disable switches full-text search off (ENABLE_FTS=false).
+	Disable bool
 	// Backend is SEARCH_BACKEND: "in-process" (default, Bleve) or "native"
 	// (the database's own full-text engine, SQLite FTS5).
 	Backend string
@@ -46,7 +45,7 @@ func (e *Engine) openFullText(ctx context.Context) error {
 		dir = e.indexPath + ".index"
 	}
 	ft, err := search.OpenFullText(ctx, e.st, e.feed, search.FullTextOptions{
-		Enable: c.Enable, Backend: c.Backend, Language: c.Language, Dir: dir, Progress: c.Progress,
+		Disable: c.Disable, Backend: c.Backend, Language: c.Language, Dir: dir, Progress: c.Progress,
 	})
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ func TestFTSCrashChild(t *testing.T) {
 		}
 		ids = append(ids, r.ContextID)
 	}
-	b, err := Open(ctx, Config{DBPath: db, FTS: FTSConfig{Enable: "false"}})
+	b, err := Open(ctx, Config{DBPath: db, FTS: FTSConfig{Disable: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

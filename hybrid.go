@@ -127,7 +127,7 @@ func (e *Engine) HybridModes() (modes, issues []string) {
 // HybridAvailable reports whether hybrid search is switched on
 // (ENABLE_HYBRID_SEARCH is not false) and has at least one mode.
 func (e *Engine) HybridAvailable() bool {
-	if e.cfg.Hybrid.Enable == "false" {
+	if e.cfg.Hybrid.Disable {
 		return false
 	}
 	modes, _ := e.HybridModes()

@@ -17,7 +17,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 		dir = e.indexPath + ".vectors"
 	}
 	sm, err := retrieve.OpenSemantic(ctx, e.st, e.feed, retrieve.SemanticOptions{
-		Embedder: c.Embedder, EnableSemantic: c.EnableSemantic, DisableChunking: c.DisableChunking,
+		Embedder: c.Embedder, DisableSemantic: c.DisableSemantic, DisableChunking: c.DisableChunking,
 		ChunkSize: c.ChunkSize, ChunkOverlap: c.ChunkOverlap, Backend: c.Backend, FullTextBackend: e.fts.Backend(),
 		Dir: dir, Reembed: c.Reembed, Progress: e.cfg.FTS.Progress, Compression: c.Compression,
 		CheckModel: func(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) },

@@ -20,10 +20,10 @@ type EmbeddingConfig struct {
 	// Provider names the provider in messages and statistics
 	// (EMBEDDING_PROVIDER, default "builtin").
 	Provider string
-	// EnableSemantic is ENABLE_SEMANTIC_SEARCH: "auto" (default) or
-	// "true" serve semantic search when an embedder is present, "false"
-	// switches it off.
-	EnableSemantic string
+	// DisableSemantic switches semantic search off
+	// (ENABLE_SEMANTIC_SEARCH=false); otherwise it is served when an
+	// embedder is present.
+	DisableSemantic bool
 	// MaxConcurrent bounds concurrent embedding calls
 	// (EMBEDDING_MAX_CONCURRENT, default 3).
 	MaxConcurrent int
@@ -49,8 +49,8 @@ type EmbeddingConfig struct {
 
 // HybridConfig configures hybrid_search_context (C.8).
 type HybridConfig struct {
-	// Enable is ENABLE_HYBRID_SEARCH: "auto" (default), "true" or "false".
-	Enable string
+	// Disable switches hybrid search off (ENABLE_HYBRID_SEARCH=false).
+	Disable bool
 	// RRFK is HYBRID_RRF_K (default 60).
 	RRFK int
 	// Overfetch is HYBRID_RRF_OVERFETCH (default 2): each leg fetches

@@ -188,7 +188,7 @@ func TestSemanticIndexSurvivesRestart(t *testing.T) {
 	}
 	// Writes the index never saw: through an engine without embeddings
 	// (text changes clear the vectors) and one with them.
-	plain, err := Open(alice, Config{DBPath: filepath.Join(dir, "ctx.db"), FTS: FTSConfig{Enable: "false"}})
+	plain, err := Open(alice, Config{DBPath: filepath.Join(dir, "ctx.db"), FTS: FTSConfig{Disable: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,8 +103,8 @@ func readEmbedding(r *envReader, c *Config) {
 		}
 	}
 
-	e.EnableSemantic = r.triState("ENABLE_SEMANTIC_SEARCH")
-	if e.EnableSemantic == "false" {
+	e.DisableSemantic = r.triState("ENABLE_SEMANTIC_SEARCH") == "false"
+	if e.DisableSemantic {
 		c.Server.DisabledTools = append(c.Server.DisabledTools, "semantic_search_context")
 	}
 
@@ -123,8 +123,8 @@ func readEmbedding(r *envReader, c *Config) {
 
 	// Hybrid search (C.8).
 	h := &c.Engine.Hybrid
-	h.Enable = r.triState("ENABLE_HYBRID_SEARCH")
-	if h.Enable == "false" {
+	h.Disable = r.triState("ENABLE_HYBRID_SEARCH") == "false"
+	if h.Disable {
 		c.Server.DisabledTools = append(c.Server.DisabledTools, "hybrid_search_context")
 	}
 	h.RRFK = r.intRange("HYBRID_RRF_K", 60, 1, 1000)

@@ -35,14 +35,14 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"EMBEDDING_PROVIDER", e.Provider, "builtin"},
-		{"ENABLE_SEMANTIC_SEARCH", e.EnableSemantic, "auto"},
+		{"ENABLE_SEMANTIC_SEARCH", e.DisableSemantic, false},
 		{"EMBEDDING_MAX_CONCURRENT", e.MaxConcurrent, 3},
 		{"ENABLE_CHUNKING", e.DisableChunking, false},
 		{"CHUNK_SIZE", e.ChunkSize, 1500},
 		{"CHUNK_OVERLAP", e.ChunkOverlap, 150},
 		{"Backend", e.Backend, ""},
 		{"IndexDir", e.IndexDir, ""},
-		{"ENABLE_HYBRID_SEARCH", h.Enable, "auto"},
+		{"ENABLE_HYBRID_SEARCH", h.Disable, false},
 		{"HYBRID_RRF_K", h.RRFK, 60},
 		{"HYBRID_SEMANTIC_WEIGHT", h.SemanticWeight, rank.DefaultSemanticWeight},
 		{"HYBRID_FUSION", h.Fusion, rank.FusionConvex},
@@ -125,13 +125,13 @@ func TestConfigEmbeddingDisabled(t *testing.T) {
 
 func TestConfigEmbeddingToggles(t *testing.T) {
 	c := embeddingConfig(t, map[string]string{"ENABLE_SEMANTIC_SEARCH": "false", "ENABLE_HYBRID_SEARCH": "disabled"})
-	if c.Engine.Embedding.EnableSemantic != "false" || c.Engine.Hybrid.Enable != "false" ||
+	if !c.Engine.Embedding.DisableSemantic || !c.Engine.Hybrid.Disable ||
 		strings.Join(c.Server.DisabledTools, ",") != "semantic_search_context,hybrid_search_context" {
-		t.Fatalf("toggles %q %q, disabled %v", c.Engine.Embedding.EnableSemantic, c.Engine.Hybrid.Enable, c.Server.DisabledTools)
+		t.Fatalf("toggles %v %v, disabled %v", c.Engine.Embedding.DisableSemantic, c.Engine.Hybrid.Disable, c.Server.DisabledTools)
 	}
 	c = embeddingConfig(t, map[string]string{"ENABLE_SEMANTIC_SEARCH": "yes", "ENABLE_HYBRID_SEARCH": "AUTO"})
-	if c.Engine.Embedding.EnableSemantic != "true" || c.Engine.Hybrid.Enable != "auto" || len(c.Server.DisabledTools) != 0 {
-		t.Fatalf("toggles %q %q, disabled %v", c.Engine.Embedding.EnableSemantic, c.Engine.Hybrid.Enable, c.Server.DisabledTools)
+	if c.Engine.Embedding.DisableSemantic || c.Engine.Hybrid.Disable || len(c.Server.DisabledTools) != 0 {
+		t.Fatalf("toggles %v %v, disabled %v", c.Engine.Embedding.DisableSemantic, c.Engine.Hybrid.Disable, c.Server.DisabledTools)
 	}
 }
 

@@ -14,22 +14,15 @@ import (
 // auto and true register it and the tool reports unavailability.
 func readFTS(r *envReader, c *Config) {
 	f := &c.Engine.FTS
-	f.Enable = "auto"
 	if v, ok := r.lookup("ENABLE_FTS"); ok {
 		w := strings.ToLower(strings.TrimSpace(v))
 		if b, valid := request.ParseBoolWord(w); valid {
-			if b {
-				f.Enable = "true"
-			} else {
-				f.Enable = "false"
-			}
-		} else if w == "auto" {
-			f.Enable = "auto"
-		} else {
+			f.Disable = !b
+		} else if w != "auto" {
 			r.fail("ENABLE_FTS", v, "must be auto, true or false")
 		}
 	}
-	if f.Enable == "false" {
+	if f.Disable {
 		c.Server.DisabledTools = append(c.Server.DisabledTools, "fts_search_context")
 	}
 	f.Backend = r.choice("SEARCH_BACKEND", contextd.BackendInProcess, strings.ToLower, contextd.BackendInProcess, contextd.BackendNative)

@@ -40,7 +40,7 @@ func TestConfigFTS(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := c.Engine.FTS
-			if f.Enable != tc.enable || f.Backend != tc.backend || f.Language != tc.language {
+			if f.Disable != (tc.enable == "false") || f.Backend != tc.backend || f.Language != tc.language {
 				t.Fatalf("got %+v", f)
 			}
 			off := strings.Contains(strings.Join(c.Server.DisabledTools, ","), "fts_search_context")

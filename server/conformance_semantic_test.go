@@ -68,7 +68,7 @@ func withFTSDisabled() envOption {
 		panic(fmt.Sprintf("config.FromEnv(ENABLE_FTS=false): %v", err))
 	}
 	return func(s *envSettings) {
-		s.configure = append(s.configure, func(cfg *contextd.Config) { cfg.FTS.Enable = c.Engine.FTS.Enable })
+		s.configure = append(s.configure, func(cfg *contextd.Config) { cfg.FTS.Disable = c.Engine.FTS.Disable })
 		s.opts.DisabledTools = append(s.opts.DisabledTools, c.Server.DisabledTools...)
 	}
 }
@@ -214,7 +214,7 @@ func TestSemanticHybridRegistration(t *testing.T) {
 	t.Run("R-080 ENABLE_SEMANTIC_SEARCH=false: semantic absent", func(t *testing.T) {
 		forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {
 			listed(t, env, map[string]bool{"semantic_search_context": false, "hybrid_search_context": true})
-		}, withConfig(func(c *contextd.Config) { c.Embedding.EnableSemantic = "false" }))
+		}, withConfig(func(c *contextd.Config) { c.Embedding.DisableSemantic = true }))
 	})
 }
 

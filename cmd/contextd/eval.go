@@ -224,7 +224,7 @@ func evaluateCranfieldOn(ctx context.Context, col *cranfield, st persist.Store, 
 				// No vector run on this backend: semantic search off, as a
 				// deployment without a vector engine (PostgreSQL without
 				// pgvector refuses SEARCH_BACKEND=native with it on).
-				cfg.Embedding.EnableSemantic = "false"
+				cfg.Embedding.DisableSemantic = true
 			}
 			if rerank { // the default reranker (config: RERANKING_PROVIDER=builtin)
 				cfg.Rerank = contextd.RerankConfig{Reranker: builtin.Blend{Embedder: emb, Distilled: dist}, Provider: "builtin", Model: builtin.BlendModel}

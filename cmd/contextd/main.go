@@ -26,9 +26,9 @@ import (
 	"syscall"
 
 	"github.com/contextd/contextd"
-	"github.com/contextd/contextd/config"
 	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/server"
+	"github.com/contextd/contextd/server/setup"
 )
 
 // Exit codes of the original server (sysexits).
@@ -142,7 +142,7 @@ type memoryReleaser interface {
 
 // serve runs the MCP server of the environment's configuration.
 func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, err := config.FromEnv(lookupEnv)
+	cfg, err := setup.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
@@ -262,7 +262,7 @@ Stop the server first. Configuration errors exit 78.
 
 // runReembed regenerates every stored vector with the configured model.
 func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stderr io.Writer) int {
-	cfg, err := config.FromEnv(lookupEnv)
+	cfg, err := setup.FromEnv(lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "contextd: configuration error: %v\n", err)
 		return exitConfig
@@ -272,7 +272,7 @@ func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stde
 		return exitConfig
 	}
 	cfg.Engine.Embedding.Reembed = true
-	cfg.Engine.FTS.Enable = "false" // the full-text index has nothing to do here
+	cfg.Engine.FTS.Disable = true // the full-text index has nothing to do here
 	eng, err := contextd.Open(ctx, cfg.Engine)
 	if err != nil {
 		msg, code := openFailure(cfg.Engine, err)

@@ -86,7 +86,7 @@ func runConvert(ctx context.Context, sub string, lookupEnv func(string) (string,
 	if code != exitOK {
 		return code
 	}
-	ec.FTS.Enable = "false" // the full-text index is unchanged
+	ec.FTS.Disable = true // the full-text index is unchanged
 	eng, err := contextd.Open(ctx, ec)
 	if err != nil {
 		msg, _ := openFailure(ec, err)

@@ -22,7 +22,7 @@ import (
 var local = contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
 
 func engineConfig(db string, s quant.Settings) contextd.Config {
-	return contextd.Config{DBPath: db, FTS: contextd.FTSConfig{Enable: "false", Progress: io.Discard},
+	return contextd.Config{DBPath: db, FTS: contextd.FTSConfig{Disable: true, Progress: io.Discard},
 		Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}, Compression: s}}
 }
 

@@ -29,7 +29,7 @@ type Semantic struct {
 // what the engine derives from it.
 type SemanticOptions struct {
 	Embedder                model.Embedder
-	EnableSemantic          string // "", "auto", "true" or "false"
+	DisableSemantic         bool // ENABLE_SEMANTIC_SEARCH=false
 	DisableChunking         bool
 	ChunkSize, ChunkOverlap int
 	// Backend is the vector SEARCH_BACKEND; "" follows FullTextBackend,
@@ -50,11 +50,6 @@ type SemanticOptions struct {
 // unavailable (Unavailable says why); an invalid configuration is an
 // error.
 func OpenSemantic(ctx context.Context, st persist.Store, feed *follow.Feed, o SemanticOptions) (*Semantic, error) {
-	switch o.EnableSemantic {
-	case "", "auto", "true", "false":
-	default:
-		return nil, cerrors.Invalidf("ENABLE_SEMANTIC_SEARCH must be auto, true or false, got %q", o.EnableSemantic)
-	}
 	if o.Embedder == nil {
 		return nil, nil
 	}
@@ -81,7 +76,7 @@ func OpenSemantic(ctx context.Context, st persist.Store, feed *follow.Feed, o Se
 	if err := o.CheckModel(ctx); err != nil {
 		return nil, err
 	}
-	sm.Enabled = o.EnableSemantic != "false"
+	sm.Enabled = !o.DisableSemantic
 	if !sm.Enabled {
 		sm.Unavailable = "Semantic search is disabled (ENABLE_SEMANTIC_SEARCH=false)"
 		return sm, nil

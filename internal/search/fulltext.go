@@ -15,12 +15,11 @@ import (
 	"github.com/contextd/contextd/persist"
 )
 
-// FullTextOptions configures full-text search. The zero value is
-// ENABLE_FTS=auto with the in-process backend in English, in memory.
+// FullTextOptions configures full-text search. The zero value serves it
+// with the in-process backend in English, in memory.
 type FullTextOptions struct {
-	// Enable is ENABLE_FTS: "auto" (default) or "true" serve full-text
-	// search, "false" switches it off.
-	Enable string
+	// Disable switches full-text search off (ENABLE_FTS=false).
+	Disable bool
 	// Backend is SEARCH_BACKEND: InProcess (default, Bleve) or Native
 	// (the database's own full-text engine).
 	Backend string
@@ -54,23 +53,18 @@ type FullText struct {
 // feed. A store that cannot serve it leaves full-text search unavailable
 // (the tool says so); an invalid configuration is an ErrInvalid error.
 func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o FullTextOptions) (*FullText, error) {
-	ft := &FullText{enabled: o.Enable != "false", backend: o.Backend, lang: o.Language, st: st}
+	ft := &FullText{enabled: !o.Disable, backend: o.Backend, lang: o.Language, st: st}
 	if ft.backend == "" {
 		ft.backend = InProcess
 	}
 	if ft.lang == "" {
 		ft.lang = index.DefaultLanguage
 	}
-	switch o.Enable {
-	case "", "auto", "true", "false":
-	default:
-		return nil, cerrors.Invalidf("ENABLE_FTS must be auto, true or false, got %q", o.Enable)
-	}
 	if !index.ValidLanguage(ft.lang) {
-		return nil, cerrors.Invalidf("FTS_LANGUAGE must be one of %s, got %q", strings.Join(index.Languages(), ", "), ft.lang)
+		return nil, cerrors.Invalidf("full-text language must be one of %s, got %q", strings.Join(index.Languages(), ", "), ft.lang)
 	}
 	if ft.enabled && ft.backend != InProcess && ft.backend != Native {
-		return nil, cerrors.Invalidf("SEARCH_BACKEND must be in-process or native, got %q", ft.backend)
+		return nil, cerrors.Invalidf("full-text backend must be in-process or native, got %q", ft.backend)
 	}
 	if !ft.enabled || ft.backend == Native {
 		if err := ft.openOutOfProcess(ctx); err != nil {

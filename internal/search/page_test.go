@@ -161,9 +161,9 @@ func entryIDs(es []persist.Entry) []string {
 // snapshot or SQL beside the index snapshot; the native backend and
 // ENABLE_FTS=false load search_context's catalog from pagecat.snap).
 func TestPageOracle(t *testing.T) {
-	for _, mode := range []FullTextOptions{{}, {Backend: Native}, {Enable: "false"}} {
+	for _, mode := range []FullTextOptions{{}, {Backend: Native}, {Disable: true}} {
 		name := cmp.Or(mode.Backend, InProcess)
-		if mode.Enable == "false" {
+		if mode.Disable {
 			name = "fts-off"
 		}
 		t.Run(name, func(t *testing.T) {

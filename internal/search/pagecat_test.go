@@ -166,7 +166,7 @@ func TestPageCatalogBackendSwitch_C16(t *testing.T) {
 	modes := []struct {
 		name string
 		o    FullTextOptions
-	}{{"in-process", FullTextOptions{}}, {"native", nativeMode}, {"fts-off", FullTextOptions{Enable: "false"}}}
+	}{{"in-process", FullTextOptions{}}, {"native", nativeMode}, {"fts-off", FullTextOptions{Disable: true}}}
 	n := 150
 	for round := range 7 {
 		m := modes[round%len(modes)]

@@ -172,16 +172,15 @@ func TestFullTextOptions(t *testing.T) {
 		o    FullTextOptions
 		want string
 	}{
-		{FullTextOptions{Enable: "maybe"}, `ENABLE_FTS must be auto, true or false, got "maybe"`},
-		{FullTextOptions{Language: "klingon"}, `FTS_LANGUAGE must be one of`},
-		{FullTextOptions{Backend: "elastic"}, `SEARCH_BACKEND must be in-process or native, got "elastic"`},
+		{FullTextOptions{Language: "klingon"}, `full-text language must be one of`},
+		{FullTextOptions{Backend: "elastic"}, `full-text backend must be in-process or native, got "elastic"`},
 	} {
 		_, err := OpenFullText(ctx, st, feed, tc.o)
 		if !errors.Is(err, cerrors.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("%+v: %v", tc.o, err)
 		}
 	}
-	off, err := OpenFullText(ctx, st, feed, FullTextOptions{Enable: "false"})
+	off, err := OpenFullText(ctx, st, feed, FullTextOptions{Disable: true})
 	if err != nil || off.Enabled() || off.Unavailable() != "Full-text search is disabled (ENABLE_FTS=false)" || off.Index() != nil {
 		t.Fatalf("disabled: %v %+v", err, off)
 	}
@@ -275,7 +274,7 @@ func TestVectorsBackends(t *testing.T) {
 	feed := follow.NewFeed(st)
 	defer feed.Close()
 	if _, err := OpenVectors(ctx, st, feed, VectorOptions{Backend: "faiss", Dim: 4}); !errors.Is(err, cerrors.ErrInvalid) ||
-		err.Error() != `SEARCH_BACKEND must be in-process or native, got "faiss"` {
+		err.Error() != `vector backend must be in-process or native, got "faiss"` {
 		t.Fatalf("unknown backend: %v", err)
 	}
 	a := put(t, st, 1, "alice", "near", unit(1, 1))

@@ -60,7 +60,7 @@ func OpenVectors(ctx context.Context, st persist.Store, feed *follow.Feed, o Vec
 		return vs, nil
 	case InProcess:
 	default:
-		return nil, cerrors.Invalidf("SEARCH_BACKEND must be in-process or native, got %q", o.Backend)
+		return nil, cerrors.Invalidf("vector backend must be in-process or native, got %q", o.Backend)
 	}
 	if nv := st.Native().Vectors; nv != nil {
 		if err := nv.DropVectorTable(ctx); err != nil {
