@@ -16,7 +16,7 @@ var toolPurposes = map[string]string{
 	"delete_context":          "Delete your entries by IDs or by thread (irreversible)",
 	"list_threads":            "List threads with entry counts and last activity",
 	"get_statistics":          "Entry counts, storage size and feature status",
-	"hybrid_search_context":   "Ranked search: full-text + semantic fused with RRF (best default)",
+	"hybrid_search_context":   "Ranked search: full-text + semantic, scores fused with weights set by the query (best default)",
 	"fts_search_context":      "Ranked keyword search: stemming, phrase, prefix, boolean",
 	"semantic_search_context": "Ranked search by meaning (vector similarity)",
 	"grep_context":            "Exact literal/regex matches with line numbers and offsets",
