@@ -38,7 +38,7 @@ const evalUsage = `usage: contextd eval cranfield [-data DIR]
               the even-numbered ones (for reporting)
   paraphrase  top-1/5/10 on the paraphrase set (testdata/paraphrase)
   docs, code  MRR@10 of the context and knowledge searches on judged
-              questions over documentation (internal/keval/testdata) or
+              questions over documentation (internal/lab/keval/testdata) or
               Go source (testdata/gocode), ingested with contextd ingest
   -data DIR   the collection's folder; default testdata/cranfield or
               testdata/paraphrase of the clone the command runs in

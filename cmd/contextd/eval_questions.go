@@ -121,7 +121,7 @@ func (r questionRun) mrr(qs []evalQuestion, sub questionSubset) float64 {
 }
 
 func runEvalQuestions(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	def := map[string]string{"docs": filepath.Join("internal", "keval", "testdata"), "code": filepath.Join("testdata", "gocode")}[name]
+	def := map[string]string{"docs": filepath.Join("internal", "lab", "keval", "testdata"), "code": filepath.Join("testdata", "gocode")}[name]
 	data, code := parseEvalFlags(evalUsage, repoData(def), args, stdout, stderr)
 	if code >= 0 {
 		return code

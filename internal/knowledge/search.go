@@ -161,7 +161,7 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 		// topK, requirements C1): min-max over every chunk holding a
 		// query word (the OR-ed fallback matches most of a container)
 		// squeezed the keyword leg's best against the semantic leg's
-		// ten, and Hybrid fell below Keyword (internal/keval: MRR@10
+		// ten, and Hybrid fell below Keyword (internal/lab/keval: MRR@10
 		// 0.752 against 0.773 on the checking half, 0.793 with the cut).
 		// The weight follows the query's evidence, as the context tools'
 		// (rank.AdaptiveWeight): a question whose words the keyword leg
