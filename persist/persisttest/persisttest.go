@@ -14,19 +14,34 @@ import (
 // Run runs the whole suite against the stores open returns. open must
 // return a fresh, empty store on every call (a new file under t.TempDir(),
 // a new schema or database); the suite closes it when t ends.
+//
+// The groups run in parallel with each other (each test on a store of its
+// own, so they share nothing): on PostgreSQL most of a test's time is
+// waiting on the server (a schema and its migrations per store), which a
+// second group fills.
 func Run(t *testing.T, open func(t *testing.T) persist.Store) {
 	s := suite{open: open}
-	t.Run("Entries", s.entries)
-	t.Run("Search", s.search)
-	t.Run("Access", s.access)
-	t.Run("Grants", s.grants)
-	t.Run("ChangeLog", s.changeLog)
-	t.Run("Vectors", s.vectors)
-	t.Run("Compression", s.compression)
-	t.Run("NodeSummaries", s.nodeSummaries)
-	t.Run("Ingest", s.ingest)
-	t.Run("NativeFullText", s.nativeFullText)
-	t.Run("NativeVectors", s.nativeVectors)
+	for _, g := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"Entries", s.entries},
+		{"Search", s.search},
+		{"Access", s.access},
+		{"Grants", s.grants},
+		{"ChangeLog", s.changeLog},
+		{"Vectors", s.vectors},
+		{"Compression", s.compression},
+		{"NodeSummaries", s.nodeSummaries},
+		{"Ingest", s.ingest},
+		{"NativeFullText", s.nativeFullText},
+		{"NativeVectors", s.nativeVectors},
+	} {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t)
+		})
+	}
 }
 
 // RunNativeVectors runs only the NativeVectors group of Run: a backend

@@ -2,85 +2,28 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"testing"
-	"time"
 
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/persisttest"
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 )
 
-var benchStatuses = []string{"active", "pending", "completed", "error", "review"}
-
-// benchStore fills st with n entries as persist/sqlite's benchmark does:
-// n/1000 (at least 10) threads, three owners (a third public; carol's
-// entries granted to group "team"), metadata with an indexed status, a
-// priority and an agent name, up to three tags. Fixed seeds.
+// benchStore fills st with n entries (persisttest.BenchFill, texts with
+// words for full-text search) and analyzes the tables.
 func benchStore(b *testing.B, st *Store, n int) int {
 	b.Helper()
-	ctx := context.Background()
-	threads := max(n/1000, 10)
-	rng := rand.New(rand.NewPCG(1, 2))
-	owners := []string{"alice", "bob", "carol"}
-	const batch = 5000
-	for start := 0; start < n; start += batch {
-		err := st.Write(ctx, func(tx persist.Tx) error {
-			for i := start; i < min(start+batch, n); i++ {
-				md, _ := json.Marshal(map[string]any{
-					"status":     benchStatuses[rng.IntN(len(benchStatuses))],
-					"priority":   rng.IntN(10),
-					"agent_name": fmt.Sprintf("agent-%d", rng.IntN(20)),
-				})
-				e := persisttest.NewEntry(i+1, fmt.Sprintf("thread-%03d", rng.IntN(threads)), []string{"user", "agent"}[rng.IntN(2)],
-					owners[rng.IntN(len(owners))])
-				e.Text = fmt.Sprintf("benchmark entry %d with some text to store about word%d", i, rng.IntN(500))
-				e.Metadata = md
-				if rng.IntN(3) == 0 {
-					e.Visibility = "public"
-				}
-				for k := rng.IntN(4); k > 0; k-- {
-					e.Tags = append(e.Tags, fmt.Sprintf("tag%d", rng.IntN(50)))
-				}
-				var grants []persist.Grant
-				if e.Owner == "carol" {
-					grants = []persist.Grant{{PrincipalType: "group", PrincipalID: "team", Permission: "read", GrantedBy: "carol"}}
-				}
-				if err := tx.Insert(ctx, &e, grants); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := st.pool.Exec(ctx, `ANALYZE`); err != nil {
+	threads := persisttest.BenchFill(b, st, n, true)
+	if _, err := st.pool.Exec(context.Background(), `ANALYZE`); err != nil {
 		b.Fatal(err)
 	}
 	return threads
 }
 
-// timed runs op b.N times and reports the median latency.
-func timed(b *testing.B, op func(i int) int) {
-	durs := make([]time.Duration, 0, b.N)
-	rows := 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		rows += op(i)
-		durs = append(durs, time.Since(t0))
-	}
-	b.StopTimer()
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	b.ReportMetric(float64(durs[len(durs)/2].Nanoseconds()), "median-ns")
-	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
-}
+// timed is persisttest.Timed.
+var timed = persisttest.Timed
 
 // BenchmarkSearch is persist/sqlite's BenchmarkSearch on PostgreSQL: the
 // page query of search_context with a thread and a metadata status filter
@@ -102,20 +45,7 @@ func BenchmarkSearch(b *testing.B) {
 					st = open(b, Options{})
 				}
 				threads := benchStore(b, st, n)
-				ctx := context.Background()
-				acc := persist.Access{Principal: "alice", Groups: []string{"team"}}
-				rng := rand.New(rand.NewPCG(3, 4))
-				timed(b, func(int) int {
-					res, err := st.Search(ctx, acc, persist.SearchQuery{Filter: persist.Filter{
-						ThreadID: fmt.Sprintf("thread-%03d", rng.IntN(threads)),
-						Meta: []persist.MetaCond{{Path: []string{"status"}, Op: "eq",
-							Value: benchStatuses[rng.IntN(len(benchStatuses))]}},
-					}, Limit: 30})
-					if err != nil {
-						b.Fatal(err)
-					}
-					return len(res.Entries)
-				})
+				persisttest.BenchSearch(b, st, threads)
 			})
 		}
 	}

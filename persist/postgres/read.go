@@ -82,29 +82,38 @@ func (dialect) MetadataCol() string { return "metadata_text" }
 // prefix that can match stays below it.
 func (dialect) PrefixMax() byte { return 0x7f }
 
-func (dialect) ScanEntry(row sqlstore.Rows) (persist.Entry, error) {
+// ScanEntries reads the rows of entryCols. The scan targets live across
+// rows: a Scan through the sqlstore.Rows interface makes its targets
+// escape, so per-row targets cost allocations per row.
+func (dialect) ScanEntries(rows sqlstore.Rows) ([]persist.Entry, error) {
 	var (
+		out              []persist.Entry
 		e                persist.Entry
 		meta             *string
 		summary, hash    *string
 		created, updated time.Time
 	)
-	if err := row.Scan(&e.ID, &e.ThreadID, &e.Source, &e.ContentType, &e.Text, &meta,
-		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated); err != nil {
-		return e, err
+	dest := []any{&e.ID, &e.ThreadID, &e.Source, &e.ContentType, &e.Text, &meta,
+		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		x := e
+		if meta != nil {
+			x.Metadata = []byte(*meta)
+		}
+		if summary != nil {
+			x.Summary = *summary
+		}
+		if hash != nil {
+			x.ContentHash = *hash
+		}
+		x.CreatedAt, x.UpdatedAt = created.UTC(), updated.UTC()
+		x.Tags = []string{}
+		out = append(out, x)
 	}
-	if meta != nil {
-		e.Metadata = []byte(*meta)
-	}
-	if summary != nil {
-		e.Summary = *summary
-	}
-	if hash != nil {
-		e.ContentHash = *hash
-	}
-	e.CreatedAt, e.UpdatedAt = created.UTC(), updated.UTC()
-	e.Tags = []string{}
-	return e, nil
+	return out, nil
 }
 
 // Plan returns the EXPLAIN output of b, one line per plan line.

@@ -79,26 +79,35 @@ func (dialect) MetadataCol() string { return "metadata" }
 // PrefixMax: ids compare as bytes (BINARY collation).
 func (dialect) PrefixMax() byte { return 0xff }
 
-func (dialect) ScanEntry(rows sqlstore.Rows) (persist.Entry, error) {
+// ScanEntries reads the rows of entryCols. The scan targets live across
+// rows: a Scan through the sqlstore.Rows interface makes its targets
+// escape, so per-row targets cost allocations per row.
+func (dialect) ScanEntries(rows sqlstore.Rows) ([]persist.Entry, error) {
 	var (
+		out              []persist.Entry
 		e                persist.Entry
 		meta             []byte
 		summary, hash    sql.NullString
 		created, updated int64
 	)
-	if err := rows.Scan(&e.ID, &e.ThreadID, &e.Source, &e.ContentType, &e.Text, &meta,
-		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated); err != nil {
-		return e, fmt.Errorf("scan: %w", err)
+	dest := []any{&e.ID, &e.ThreadID, &e.Source, &e.ContentType, &e.Text, &meta,
+		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		x := e
+		if meta != nil {
+			x.Metadata = meta
+		}
+		x.Summary = summary.String
+		x.ContentHash = hash.String
+		x.CreatedAt = fromMicros(created)
+		x.UpdatedAt = fromMicros(updated)
+		x.Tags = []string{}
+		out = append(out, x)
 	}
-	if meta != nil {
-		e.Metadata = meta
-	}
-	e.Summary = summary.String
-	e.ContentHash = hash.String
-	e.CreatedAt = fromMicros(created)
-	e.UpdatedAt = fromMicros(updated)
-	e.Tags = []string{}
-	return e, nil
+	return out, nil
 }
 
 // Plan returns the EXPLAIN QUERY PLAN detail lines of b, one per line.

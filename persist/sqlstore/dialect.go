@@ -120,8 +120,9 @@ type JSONExpr struct {
 type RowsDialect interface {
 	// EntryCols are the columns ScanEntry reads, on the alias e.
 	EntryCols() string
-	// ScanEntry reads one row of EntryCols. Tags is empty, not nil.
-	ScanEntry(r Rows) (persist.Entry, error)
+	// ScanEntries reads the rows of EntryCols to their end (it does not
+	// close them). Tags is empty, not nil.
+	ScanEntries(r Rows) ([]persist.Entry, error)
 	// AccessCols are EntryCols without the text and summary: what an
 	// index's access catalog keeps (the metadata answers search_context's
 	// filters).

@@ -28,16 +28,11 @@ func (r Reader) Entries(ctx context.Context, what string, b *Builder, images boo
 	if err != nil {
 		return nil, r.D.Wrap(what, err)
 	}
-	var out []persist.Entry
-	for rows.Next() {
-		e, err := r.D.ScanEntry(rows)
-		if err != nil {
-			rows.Close()
-			return nil, r.D.Wrap(what, err)
-		}
-		out = append(out, e)
-	}
+	out, err := r.D.ScanEntries(rows)
 	rows.Close()
+	if err != nil {
+		return nil, r.D.Wrap(what, err)
+	}
 	if err := rows.Err(); err != nil {
 		return nil, r.D.Wrap(what, err)
 	}
@@ -66,13 +61,18 @@ func (r Reader) hydrate(ctx context.Context, es []persist.Entry, images bool) er
 	if err != nil {
 		return fmt.Errorf("load tags: %w", err)
 	}
+	// The scan targets live across rows: one allocation per statement,
+	// not three per row (a Scan through the Rows interface makes them
+	// escape).
+	var (
+		id  string
+		tag sql.NullString
+		n   int
+	)
+	dest := []any{&id, &tag, &n}
 	for rows.Next() {
-		var (
-			id  string
-			tag sql.NullString
-			n   int
-		)
-		if err := rows.Scan(&id, &tag, &n); err != nil {
+		tag = sql.NullString{}
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return fmt.Errorf("load tags: %w", err)
 		}
@@ -152,9 +152,10 @@ func (r Reader) Strings(ctx context.Context, what string, b *Builder) ([]string,
 	}
 	defer rows.Close()
 	var out []string
+	var s string
+	dest := []any{&s}
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, r.D.Wrap(what, err)
 		}
 		out = append(out, s)
@@ -263,12 +264,13 @@ func (r Reader) searchBySize(ctx context.Context, acc persist.Access, q persist.
 	}
 	var ids []string
 	total := 0
+	var (
+		id string
+		n  int
+	)
+	dest := []any{&id, &n}
 	for rows.Next() {
-		var (
-			id string
-			n  int
-		)
-		if err := rows.Scan(&id, &n); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return res, r.D.Wrap("search sizes", err)
 		}
@@ -364,9 +366,10 @@ func (r Reader) MatchDelete(ctx context.Context, acc persist.Access, c persist.D
 	}
 	defer rows.Close()
 	var out []persist.Ref
+	var ref persist.Ref
+	dest := []any{&ref.ID, &ref.Owner}
 	for rows.Next() {
-		var ref persist.Ref
-		if err := rows.Scan(&ref.ID, &ref.Owner); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, r.D.Wrap("match delete", err)
 		}
 		out = append(out, ref)
@@ -393,9 +396,10 @@ func (r Reader) Texts(ctx context.Context, acc persist.Access, ids []string) (ma
 		return nil, r.D.Wrap("read texts", err)
 	}
 	defer rows.Close()
+	var id, text string
+	dest := []any{&id, &text}
 	for rows.Next() {
-		var id, text string
-		if err := rows.Scan(&id, &text); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, r.D.Wrap("read texts", err)
 		}
 		out[id] = text

@@ -59,14 +59,14 @@ func (r Reader) vectorDocs(ctx context.Context, b *Builder) ([]persist.VectorDoc
 	var (
 		out  []persist.VectorDoc
 		blob []byte
+		id   string
+		kc   persist.KeyedChunk
+		key  int64
 	)
+	// The scan targets live across rows (each row's chunk is a copy).
+	dest := []any{&id, &key, &kc.Index, &kc.Start, &kc.End, &blob, &kc.Code}
 	for rows.Next() {
-		var (
-			id  string
-			kc  persist.KeyedChunk
-			key int64
-		)
-		if err := rows.Scan(&id, &key, &kc.Index, &kc.Start, &kc.End, &blob, &kc.Code); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, r.D.Wrap("read vectors", err)
 		}
 		kc.Key = uint64(key)
