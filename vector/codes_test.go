@@ -111,15 +111,16 @@ func TestCodesExactOracle(t *testing.T) {
 	}
 }
 
-// TestCodesRecall (quick tier): recall@10 against exact float32 on 5,000
-// clustered 384-d vectors, through the graph and the exact scan, 2-4 bits,
-// both variants, with and without float32 re-ranking. The 100k gates are
+// TestCodesRecall: recall@10 against exact float32 on 5,000 clustered
+// 384-d vectors (1,250 in the quick tier), through the graph and the exact
+// scan, 2-4 bits, both variants, with and without float32 re-ranking. The 100k gates are
 // TestQuantRecall100k and TestQuantRecallGloVe100k (long tier).
 func TestCodesRecall(t *testing.T) {
-	// A quarter of the points under -race (testtier.RaceShare): the four
-	// sequential builds of 5,000 took 167 s of the race pass and the
-	// gate is statistical; the plain pass runs the full size.
-	n, k := testtier.RaceShare(5000), 10
+	// A quarter of the points in the quick tier and under -race
+	// (testtier.Share): the four builds of 5,000 took 167 s of the race
+	// pass and 7 s of CPU in the quick tier, and the gate is statistical;
+	// the long tier runs the full size.
+	n, k := testtier.Share(t, 5000), 10
 	vecs := clustered(1, n+100, 384, 0.6)
 	data, queries := vecs[:n], vecs[n:]
 	truth := floatTruth(data, queries, k)

@@ -133,9 +133,13 @@ func TestInvalidInput(t *testing.T) {
 	}
 }
 
+// TestRecallClustered checks recall on 5,000 clustered 384-d vectors in
+// the quick tier and on 20,000 in the long tier (TestRecall100k adds
+// 100,000 there): building the 20,000-vector graph took 8 s of CPU, the
+// vector package's longest quick test.
 func TestRecallClustered(t *testing.T) {
 	n := 20000
-	if testing.Short() {
+	if testing.Short() || !testtier.On(t) {
 		n = 5000
 	}
 	vecs := clustered(1, n+200, 384, 0.6)
