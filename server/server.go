@@ -37,11 +37,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -50,16 +50,12 @@ import (
 const Name = "mcp-context-server"
 
 // DefaultPrincipal is the principal of calls that carry none.
-const DefaultPrincipal = "local"
-
-// principalPattern is the syntax of ACCESS_CONTROL_DEFAULT_PRINCIPAL.
-var principalPattern = regexp.MustCompile(`^[A-Za-z0-9._@:+-]{1,128}$`)
+const DefaultPrincipal = request.DefaultPrincipal
 
 // ValidPrincipal reports whether id may be the default principal: 1 to 128
 // characters of A-Z a-z 0-9 . _ @ : + -. New refuses any other; package
-// config checks ACCESS_CONTROL_DEFAULT_PRINCIPAL with it first, so the
-// error names the variable.
-func ValidPrincipal(id string) bool { return principalPattern.MatchString(id) }
+// config checks the configured one with the same rule first.
+func ValidPrincipal(id string) bool { return request.ValidPrincipal(id) }
 
 // Options configure a Server. The zero value serves every tool of
 // ContextTools as principal "local" with the built-in instructions.
@@ -120,7 +116,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 		s.principal = DefaultPrincipal
 	}
 	if !ValidPrincipal(s.principal) {
-		return nil, fmt.Errorf("server: invalid default principal %q: must match %s", s.principal, principalPattern)
+		return nil, fmt.Errorf("server: invalid default principal %q: must match %s", s.principal, request.PrincipalPattern)
 	}
 	version := opts.Version
 	if version == "" {
