@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,14 +114,14 @@ func (u *universe) query(ids []string) Query {
 // oracle evaluates q on e directly from the predicates.
 func oracle(e Entry, q Query) bool {
 	read := e.Public || e.Owner == q.Principal
+	// Readers are "u:<user>" and "g:<group>"; compared without building
+	// the strings, which took 70 % of TestAllowedManyGroups.
 	for _, r := range e.Readers {
-		if r == "u:"+q.Principal {
+		if user, ok := strings.CutPrefix(r, "u:"); ok && user == q.Principal {
 			read = true
 		}
-		for _, g := range q.Groups {
-			if r == "g:"+g {
-				read = true
-			}
+		if group, ok := strings.CutPrefix(r, "g:"); ok && slices.Contains(q.Groups, group) {
+			read = true
 		}
 	}
 	if !read {
