@@ -50,7 +50,7 @@ func TestConfigEmbeddingDefaults(t *testing.T) {
 		{"HYBRID_FTS_OR_THRESHOLD", h.ORThreshold, 4},
 		{"RERANKING_PROVIDER", k.Provider, "builtin"},
 		{"RERANKING_MODEL", k.Model, "lexical-semantic-v2"},
-		{"reranker", blendShape(k.Reranker, e.Embedder), "blend with the distilled table, sharing the embedder"},
+		{"ENABLE_RERANKING (off by default)", k.Reranker == nil, true},
 		{"MaxPassageChars", k.MaxPassageChars, 1945},
 		{"FTS_RERANK_WINDOW_SIZE", k.FTSWindow, 750},
 		{"FTS_RERANK_GAP_MERGE", k.FTSGapMerge, 100},
@@ -142,6 +142,7 @@ func TestConfigEmbeddingValues(t *testing.T) {
 		"HYBRID_SEMANTIC_WEIGHT": "1", "HYBRID_FUSION": "RRF",
 		"RERANKING_MAX_LENGTH": "256", "RERANKING_CHARS_PER_TOKEN": "3.5",
 		"FTS_RERANK_WINDOW_SIZE": "300", "FTS_RERANK_GAP_MERGE": "0", "RERANKING_PROVIDER": "flashrank",
+		"ENABLE_RERANKING": "true",
 	})
 	e, h, k := c.Engine.Embedding, c.Engine.Hybrid, c.Engine.Rerank
 	if e.ChunkSize != 800 || e.ChunkOverlap != 0 || h.RRFK != 10 || h.Overfetch != 5 || h.ORThreshold != 3 || h.SemanticWeight != 1 || h.Fusion != rank.FusionRRF {
@@ -154,19 +155,19 @@ func TestConfigEmbeddingValues(t *testing.T) {
 	}
 	// RERANKING_MODEL=lexical-semantic is the first blend: the built-in
 	// embedder's similarity alone.
-	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical-semantic"})
+	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical-semantic", "ENABLE_RERANKING": "true"})
 	if k := c.Engine.Rerank; k.Model != "lexical-semantic" || blendShape(k.Reranker, c.Engine.Embedding.Embedder) != "blend, sharing the embedder" {
 		t.Fatalf("rerank %+v", k)
 	}
 	// RERANKING_MODEL=lexical keeps the lexical score alone.
-	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical"})
+	c = embeddingConfig(t, map[string]string{"RERANKING_MODEL": "lexical", "ENABLE_RERANKING": "true"})
 	if k := c.Engine.Rerank; k.Model != "lexical" || k.Reranker != (builtin.Lexical{}) {
 		t.Fatalf("rerank %+v", k)
 	}
 }
 
 func TestConfigRerankTEI(t *testing.T) {
-	c := embeddingConfig(t, map[string]string{"RERANKING_PROVIDER": "TEI", "RERANKING_URL": "http://reranker:8080",
+	c := embeddingConfig(t, map[string]string{"ENABLE_RERANKING": "true", "RERANKING_PROVIDER": "TEI", "RERANKING_URL": "http://reranker:8080",
 		"RERANKING_MODEL": "BAAI/bge-reranker-base", "RERANKING_BATCH_SIZE": "16"})
 	tr, ok := c.Engine.Rerank.Reranker.(*tei.Reranker)
 	if !ok || tr.URL != "http://reranker:8080" || tr.Model != "BAAI/bge-reranker-base" || tr.BatchSize != 16 || tr.Client.Timeout <= 0 {
@@ -240,8 +241,8 @@ func TestConfigEmbeddingInvalid(t *testing.T) {
 		{"or threshold 21", map[string]string{"HYBRID_FTS_OR_THRESHOLD": "21"}, "HYBRID_FTS_OR_THRESHOLD", "from 2 to 20"},
 		{"reranking flag", map[string]string{"ENABLE_RERANKING": "sure"}, "ENABLE_RERANKING", "must be a boolean"},
 		{"reranking provider", map[string]string{"RERANKING_PROVIDER": "cohere"}, "RERANKING_PROVIDER", "must be one of builtin, flashrank, tei"},
-		{"tei without url", map[string]string{"RERANKING_PROVIDER": "tei"}, "RERANKING_URL", "text-embeddings-inference"},
-		{"tei bad url", map[string]string{"RERANKING_PROVIDER": "tei", "RERANKING_URL": "reranker:8080"}, "RERANKING_URL", "http(s) URL"},
+		{"tei without url", map[string]string{"ENABLE_RERANKING": "true", "RERANKING_PROVIDER": "tei"}, "RERANKING_URL", "text-embeddings-inference"},
+		{"tei bad url", map[string]string{"ENABLE_RERANKING": "true", "RERANKING_PROVIDER": "tei", "RERANKING_URL": "reranker:8080"}, "RERANKING_URL", "http(s) URL"},
 		{"max length low", map[string]string{"RERANKING_MAX_LENGTH": "127"}, "RERANKING_MAX_LENGTH", "from 128 to 2048"},
 		{"max length high", map[string]string{"RERANKING_MAX_LENGTH": "2049"}, "RERANKING_MAX_LENGTH", "from 128 to 2048"},
 		{"chars per token low", map[string]string{"RERANKING_CHARS_PER_TOKEN": "1.9"}, "RERANKING_CHARS_PER_TOKEN", "from 2 to 8"},
