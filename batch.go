@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 
 	"github.com/contextd/contextd/internal/write"
 )

@@ -1,8 +1,8 @@
 package contextd
 
-import cerrors "github.com/contextd/contextd/errors"
+import "github.com/contextd/contextd/cerrors"
 
-// Sentinel errors, re-exported from package errors so that the packages the
+// Sentinel errors, re-exported from package cerrors so that the packages the
 // engine hands work to return the same values. Every error the engine
 // returns for caller input wraps one of them; its Error text is the exact
 // message of the API reference, so a transport can show it verbatim.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // The TQP1 payload (C.14 item 5), little-endian:

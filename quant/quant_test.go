@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 func unitVec(r *rand.Rand, d int) []float32 {

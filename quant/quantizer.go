@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // Variant chooses the code: MSE (scalar codes only) or IP (MSE at one bit

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/model/hashembed"
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 )

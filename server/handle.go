@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/contextd/contextd"
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 

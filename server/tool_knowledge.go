@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 

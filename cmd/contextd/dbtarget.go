@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/config"
-	cerrors "github.com/contextd/contextd/errors"
 	"github.com/contextd/contextd/persist/postgres"
 )
 

@@ -33,7 +33,7 @@ import (
 	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // Format is a document format an extractor reads.

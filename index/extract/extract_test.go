@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 func fixture(t testing.TB, name string) []byte {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // TestLibreOfficeLayoutB2 parses the documents LibreOffice made in

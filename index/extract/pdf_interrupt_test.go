@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // cyclicPDF is a minimal PDF whose page tree's only kid is the tree

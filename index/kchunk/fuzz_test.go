@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // FuzzSplit: any text, any strategy and limit, never a panic, and every

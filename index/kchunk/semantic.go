@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // semantic is the Semantic strategy (B3): sentences are embedded with one

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 func TestSplitEmptyAndSmallB3(t *testing.T) {

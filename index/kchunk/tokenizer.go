@@ -8,7 +8,7 @@ import (
 
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // cl100kURL names the BPE file; the offline loader resolves only its base

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 )
 

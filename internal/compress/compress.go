@@ -15,7 +15,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/quant"
 )

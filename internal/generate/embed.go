@@ -7,7 +7,7 @@ import (
 	"math"
 	"sync"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/persist"

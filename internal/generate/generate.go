@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/compress"
 	"github.com/contextd/contextd/model"

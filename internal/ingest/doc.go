@@ -10,7 +10,7 @@ import (
 	"maps"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"

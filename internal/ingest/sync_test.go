@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/contextd/contextd"
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/internal/ingest/mcpcall"

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/extract"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/ids"

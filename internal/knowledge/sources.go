@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/ingest"
 	"github.com/contextd/contextd/persist"
 )

@@ -71,7 +71,7 @@ type Area struct {
 // Areas is the table, lowest level first.
 var Areas = []Area{
 	{Name: "leaf", Level: 0, Patterns: []string{
-		"errors", "internal/ids", "internal/wordvec", "internal/memrelease",
+		"cerrors", "internal/ids", "internal/wordvec", "internal/memrelease",
 		"index/pyfmt", "index/token", "index/query", "index/bm25", "index/chunk",
 		"index/extract", "index/kchunk", "index/outline",
 	}},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // dateRe matches the ISO 8601 forms Python's datetime.fromisoformat reads.

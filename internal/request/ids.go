@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/persist"
 )

@@ -3,7 +3,7 @@ package request
 import (
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 )
 

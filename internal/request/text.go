@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // RuneLen is the length limits count in: Unicode code points.

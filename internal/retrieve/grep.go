@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/grep"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/internal/search"

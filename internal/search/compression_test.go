@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/quant"
 )

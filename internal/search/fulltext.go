@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/model/builtin"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/quant"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/request"
 )
 

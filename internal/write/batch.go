@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/request"

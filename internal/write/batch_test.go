@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // idSequence hands out ids in order, repeating one to make an insert fail

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"

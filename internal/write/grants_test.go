@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 func TestShareUnshareListGrants(t *testing.T) {

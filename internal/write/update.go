@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"

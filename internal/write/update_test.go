@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/request"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/internal/ids"
 	"github.com/contextd/contextd/persist"

@@ -8,7 +8,7 @@ import (
 	"net"
 	"syscall"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -58,7 +58,7 @@ func wrap(what string, err error) error {
 }
 
 // classify names the kind of a driver error in fixed words, with the
-// sentinel of package errors it maps to. Codes follow PostgreSQL's
+// sentinel of package cerrors it maps to. Codes follow PostgreSQL's
 // Appendix A (SQLSTATE classes).
 func classify(err error) (string, error) {
 	var pe *pgconn.PgError

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 	"github.com/jackc/pgx/v5"
 )

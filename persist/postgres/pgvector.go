@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist/sqlval"
 	"github.com/jackc/pgx/v5"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/persisttest"
 	"github.com/contextd/contextd/persist/postgres/pgtest"

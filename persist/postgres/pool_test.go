@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 	"github.com/jackc/pgx/v5/pgxpool"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist/postgres/pgtest"
 	"github.com/jackc/pgx/v5/pgconn"
 )

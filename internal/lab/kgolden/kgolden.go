@@ -22,7 +22,7 @@ import (
 	"sort"
 	"strings"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 // Document is one file of the set.

@@ -1,10 +1,10 @@
-package errors_test
+package cerrors_test
 
 import (
 	"errors"
 	"testing"
 
-	cerrors "github.com/contextd/contextd/errors"
+	"github.com/contextd/contextd/cerrors"
 )
 
 func TestErrorCarriesKindAndText(t *testing.T) {

@@ -1,13 +1,14 @@
-// Package errors owns the sentinel errors of contextd and the Error type
+// Package cerrors owns the sentinel errors of contextd and the Error type
 // that carries a reference message text. It is a leaf: every package below
 // the root returns these sentinels, and the root package re-exports them,
 // so errors.Is works the same whichever package produced the error (bbolt
-// keeps its errors the same way).
+// keeps its errors the same way). Its name is not the standard library's,
+// so no importer has to rename it.
 //
 //	err := cerrors.Invalidf("tags must be a list, got %s", "str")
 //	errors.Is(err, cerrors.ErrInvalid) // true
 //	err.Error()                        // the text shown to the caller
-package errors
+package cerrors
 
 import (
 	"errors"
