@@ -26,11 +26,11 @@ const modulePath = "github.com/contextd/contextd"
 // The dependencies come from this machine's module cache, which is itself
 // a proxy on disk, so no network is needed (nor the checksum database). The binary must report the
 // module version, the revision the pseudo-version carries and the Go
-// version, and list its 32 tools. Long tier: with -trimpath the packages
+// version, and list its 32 tools. Release tier: with -trimpath the packages
 // are mostly in the build cache already (the release's linux/amd64 build
 // compiles the same), otherwise a full build takes minutes.
 func TestGoInstallFromModuleProxy(t *testing.T) {
-	testtier.Long(t)
+	testtier.Release(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -30,11 +30,11 @@ import (
 // binaries of the right format and architecture, SHA256SUMS that
 // verifies, bundles whose manifest validates and whose binary is the
 // release's and runs, and a server.json that validates and names the
-// bundles' real hashes. Long tier: six cross-compilations and links take
+// bundles' real hashes. Release tier: six cross-compilations and links take
 // minutes on two cores (seconds for links alone when the build cache is
 // warm).
 func TestRelease(t *testing.T) {
-	testtier.Long(t)
+	testtier.Release(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()

@@ -48,6 +48,31 @@ func Long(tb testing.TB) {
 	}
 }
 
+// ReleaseEnv enables the release tier: tests that cross-compile the
+// release (six static binaries, a go install from a module proxy). Cold,
+// they take about 10 minutes of CPU, more than the whole long tier, so
+// the README's test command leaves them to .ci/run, which runs them
+// beside the fuzzing step (whose wall time FUZZTIME fixes).
+const ReleaseEnv = "CONTEXTD_RELEASE"
+
+// Release marks tb as a release-tier test: it skips tb unless ReleaseEnv
+// is true, and fails it when ReleaseEnv holds something that is not a
+// boolean.
+func Release(tb testing.TB) {
+	tb.Helper()
+	v := os.Getenv(ReleaseEnv)
+	if v == "" {
+		tb.Skip("release tier: set " + ReleaseEnv + "=1 (.ci/run does, beside fuzzing)")
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		tb.Fatalf("%s=%q: want a boolean", ReleaseEnv, v)
+	}
+	if !on {
+		tb.Skip("release tier: " + ReleaseEnv + " is false")
+	}
+}
+
 // On reports whether the long tier is enabled, for a test that runs in
 // both tiers at different sizes; like Long it fails tb on a malformed Env.
 func On(tb testing.TB) bool {
