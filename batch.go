@@ -64,7 +64,7 @@ func batchResponse(b *write.Batch, update bool) *BatchResponse {
 	resp.Failed = resp.Total - resp.Succeeded
 	resp.Success = resp.Failed == 0
 	for i, it := range b.Items {
-		r := BatchItemResult{Index: i, Success: it.Err == nil, UpdatedFields: it.Fields, update: update}
+		r := BatchItemResult{Index: i, Success: it.Err == nil, UpdatedFields: it.Fields, Update: update}
 		if it.ID != "" || update {
 			r.ContextID = strPtr(it.ID)
 		}

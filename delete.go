@@ -1,10 +1,6 @@
 package contextd
 
-import (
-	"context"
-
-	"github.com/contextd/contextd/internal/write"
-)
+import "context"
 
 // Delete deletes entries by ids or by thread (delete_context).
 func (e *Engine) Delete(ctx context.Context, req DeleteRequest) (*DeleteResponse, error) {
@@ -12,7 +8,7 @@ func (e *Engine) Delete(ctx context.Context, req DeleteRequest) (*DeleteResponse
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.w.Delete(ctx, wp, write.DeleteInput(req))
+	out, err := e.w.Delete(ctx, wp, req)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +21,7 @@ func (e *Engine) DeleteBatch(ctx context.Context, req DeleteBatchRequest) (*Dele
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.w.DeleteBatch(ctx, wp, write.DeleteBatchInput(req))
+	out, err := e.w.DeleteBatch(ctx, wp, req)
 	if err != nil {
 		return nil, err
 	}

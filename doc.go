@@ -1,8 +1,11 @@
 // Package contextd is the engine of contextd: a persistent, searchable
 // memory for AI agents. It is the one public API and only a facade: Open,
-// Engine and its methods, Config, and the request and response types. The
-// MCP server (package server) is a thin transport over it, and desktop
-// agents embed it directly.
+// Engine and its methods, and Config. The request, response and value
+// types of the tools are defined, with their fields and JSON shapes, in
+// package [github.com/contextd/contextd/api]; this package names each of
+// them too (StoreRequest is api.StoreRequest), so either import serves.
+// The MCP server (package server) is a thin transport over it, and
+// desktop agents embed it directly.
 //
 //	import _ "github.com/contextd/contextd/persist/sqlite" // the default backend
 //
@@ -21,6 +24,6 @@
 // engines) run inside the caller's allowed set, internal/rank fuses and
 // reranks, internal/retrieve runs a ranked search from the validated
 // request to the hydrated page, internal/generate produces embeddings and
-// summaries before a write, and the facade converts the answer to its
-// public types.
+// summaries before a write, and the answer comes back in package api's
+// types.
 package contextd

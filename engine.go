@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/contextd/contextd/internal/follow"
@@ -49,9 +52,10 @@ type Config struct {
 	// IndexPath is the path prefix of the in-process index snapshots
 	// (<IndexPath>.index for full text, <IndexPath>.vectors for vectors),
 	// for any store. Default: the database file when Open opens a
-	// file-backed store; otherwise empty, which keeps the indexes in
-	// memory (rebuilt from SQL at each start). FTS.IndexDir and
-	// Embedding.IndexDir override it per index.
+	// file-backed store; otherwise empty, which keeps no snapshots (the
+	// indexes are rebuilt from SQL at each start, the full-text one in a
+	// temporary directory). FTS.IndexDir and Embedding.IndexDir override
+	// it per index.
 	IndexPath string
 
 	// DefaultVisibility applies when a store names none (default private).
@@ -96,6 +100,12 @@ type Config struct {
 	// Knowledge configures the knowledge containers and their ingestion.
 	Knowledge KnowledgeConfig
 
+	// Logger receives the engine's diagnostics: index rebuild and
+	// reconcile progress (unless FTS.Progress takes it) and the details of
+	// failed knowledge ingestions, at Info and above. nil discards them:
+	// a library writes nowhere unless asked (the server passes its own).
+	Logger *slog.Logger
+
 	// Now and NewID are seams for tests; nil means the wall clock and
 	// monotonic UUIDv7 ids.
 	Now   func() time.Time
@@ -117,6 +127,36 @@ type Engine struct {
 	vec       *retrieve.Semantic
 	feed      *follow.Feed // the store's change log, followed by the in-process indexes
 	know      *knowledge.Service
+	log       *slog.Logger // Config.Logger, never nil
+}
+
+// engineLogger is cfg.Logger, else a logger that discards.
+func engineLogger(cfg Config) *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// progress is where index rebuild progress goes: FTS.Progress, else the
+// logger, a line a record.
+func (e *Engine) progress() io.Writer {
+	if e.cfg.FTS.Progress != nil {
+		return e.cfg.FTS.Progress
+	}
+	return logWriter{e.log}
+}
+
+// logWriter logs each line written to it at Info.
+type logWriter struct{ log *slog.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	for line := range strings.Lines(string(p)) {
+		if line = strings.TrimSpace(strings.TrimPrefix(line, "contextd: ")); line != "" {
+			w.log.Info(line)
+		}
+	}
+	return len(p), nil
 }
 
 // DefaultDBPath returns ~/.mcp/context_storage.db.
@@ -148,7 +188,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.SearchTruncationLength <= 0 {
 		cfg.SearchTruncationLength = 300
 	}
-	e := &Engine{cfg: cfg, st: cfg.Store, now: cfg.Now, newID: cfg.NewID}
+	e := &Engine{cfg: cfg, st: cfg.Store, now: cfg.Now, newID: cfg.NewID, log: engineLogger(cfg)}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -232,12 +272,6 @@ func (e *Engine) Backend() string { return e.st.Backend() }
 
 // Persist returns the underlying store.
 func (e *Engine) Persist() persist.Store { return e.st }
-
-// Visibilities.
-const (
-	VisibilityPrivate = "private"
-	VisibilityPublic  = "public"
-)
 
 // caller returns the principal of ctx.
 func (e *Engine) caller(ctx context.Context) (Principal, persist.Access, error) {

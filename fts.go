@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/read"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/retrieve"
 	"github.com/contextd/contextd/internal/search"
-	"github.com/contextd/contextd/persist"
 )
 
 // Full-text search backends (SEARCH_BACKEND).
@@ -29,9 +29,11 @@ type FTSConfig struct {
 	// Language is FTS_LANGUAGE (default english).
 	Language string
 	// IndexDir holds the in-process index snapshot. Default: <DBPath>.index
-	// when the engine opens SQLite at a file; in memory otherwise.
+	// when the engine opens SQLite at a file; otherwise no snapshot (the
+	// index is rebuilt at each start, in a temporary directory).
 	IndexDir string
-	// Progress receives index rebuild progress (default os.Stderr).
+	// Progress receives index rebuild progress (default: Config.Logger,
+	// a line an Info record).
 	Progress io.Writer
 }
 
@@ -45,7 +47,7 @@ func (e *Engine) openFullText(ctx context.Context) error {
 		dir = e.indexPath + ".index"
 	}
 	ft, err := search.OpenFullText(ctx, e.st, e.feed, search.FullTextOptions{
-		Disable: c.Disable, Backend: c.Backend, Language: c.Language, Dir: dir, Progress: c.Progress,
+		Disable: c.Disable, Backend: c.Backend, Language: c.Language, Dir: dir, Progress: e.progress(),
 	})
 	if err != nil {
 		return err
@@ -70,63 +72,11 @@ func (e *Engine) FTSLanguage() string { return e.fts.Language() }
 func (e *Engine) FTSEnabled() bool   { return e.fts.Enabled() }
 func (e *Engine) FTSAvailable() bool { return e.fts.Unavailable() == "" }
 
-// RankDepthLimit says that a ranked page reached past the fixed candidate
-// depth (C.4).
-type RankDepthLimit struct {
-	RequestedOffset int `json:"requested_offset"`
-	RequestedLimit  int `json:"requested_limit"`
-	RankDepth       int `json:"rank_depth"`
-}
-
-// FTSSearchRequest is the input of fts_search_context.
-type FTSSearchRequest struct {
-	SearchFilter
-	Query         string `json:"query"`
-	Mode          string `json:"mode,omitempty"`  // match (default), prefix, phrase, boolean
-	Limit         int    `json:"limit,omitempty"` // 0 means the default (5)
-	Offset        int    `json:"offset,omitempty"`
-	Highlight     bool   `json:"highlight,omitempty"`
-	IncludeImages bool   `json:"include_images,omitempty"`
-	ExplainQuery  bool   `json:"explain_query,omitempty"`
-}
-
-// FTSScores are the scores of one full-text result: fts_score is BM25
-// (higher is better); fts_rank is always null for a standalone search.
-type FTSScores struct {
-	FTSScore    float64  `json:"fts_score"`
-	FTSRank     *int     `json:"fts_rank"`
-	RerankScore *float64 `json:"rerank_score,omitempty"`
-}
-
-// FTSResult is one fts_search_context result.
-type FTSResult struct {
-	EntryView
-	Scores      FTSScores `json:"scores"`
-	Highlighted *string   `json:"highlighted,omitempty"`
-	Passage     *Passage  `json:"passage"`
-}
-
-// FTSSearchResponse is the result of fts_search_context. A filter or query
-// that fails validation is not an error: Error and ValidationErrors say
-// what was wrong.
-type FTSSearchResponse struct {
-	Query            string          `json:"query"`
-	Mode             string          `json:"mode"`
-	Results          []FTSResult     `json:"results"`
-	Count            int             `json:"count"`
-	Language         string          `json:"language"`
-	Stats            *SearchStats    `json:"stats,omitempty"`
-	ClampedLimit     *ClampedLimit   `json:"clamped_limit,omitempty"`
-	RankDepthLimit   *RankDepthLimit `json:"rank_depth_limit,omitempty"`
-	Error            string          `json:"error,omitempty"`
-	ValidationErrors []string        `json:"validation_errors,omitempty"`
-}
-
 // rankedWindow checks a ranked page request and returns its window, the
 // clamp report and the depth report (C.4: present iff the window reaches
 // past the depth).
 func rankedWindow(limit, offset, def int) (rank.Window, *ClampedLimit, *RankDepthLimit, error) {
-	pg, clamped, err := page(limit, offset, def)
+	pg, clamped, err := read.Page(limit, offset, def)
 	if err != nil {
 		return rank.Window{}, nil, nil, err
 	}
@@ -186,43 +136,13 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 		return nil, err
 	}
 	for _, h := range a.Hits {
-		resp.Results = append(resp.Results, FTSResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages),
-			Scores: FTSScores(h.Scores.Scores), Highlighted: h.Scores.Highlighted, Passage: passageOf(h.Passage)})
+		resp.Results = append(resp.Results, FTSResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages),
+			Scores: h.Scores.Scores, Highlighted: h.Scores.Highlighted, Passage: passageOf(h.Passage)})
 	}
 	resp.Count = len(resp.Results)
 	if req.ExplainQuery {
-		resp.Stats = &SearchStats{ExecutionTimeMS: roundMS(time.Since(start)), FiltersApplied: f.Applied,
+		resp.Stats = &SearchStats{ExecutionTimeMS: read.RoundMS(time.Since(start)), FiltersApplied: f.Applied,
 			RowsReturned: resp.Count, Backend: e.st.Backend(), QueryPlan: &a.Plan}
 	}
 	return resp, nil
-}
-
-// FTSStatus is the fts block of get_statistics.
-type FTSStatus struct {
-	Enabled            bool    `json:"enabled"`
-	Available          bool    `json:"available"`
-	Language           string  `json:"language"`
-	Backend            string  `json:"backend"`
-	Engine             string  `json:"engine"`
-	IndexedEntries     int     `json:"indexed_entries"`
-	CoveragePercentage float64 `json:"coverage_percentage"`
-	Message            string  `json:"message,omitempty"`
-}
-
-// ftsStatus reports full-text search for get_statistics. Like the other
-// figures it counts what the caller may read: indexed_entries are the
-// readable entries the index holds, coverage their share of the readable
-// entries (readable of the statistics).
-func (e *Engine) ftsStatus(ctx context.Context, acc persist.Access, readable int) (FTSStatus, error) {
-	ft := e.fts
-	st := FTSStatus{Enabled: ft.Enabled(), Available: ft.Unavailable() == "", Language: ft.Language(), Backend: ft.Backend(), Message: ft.Unavailable()}
-	if !st.Available {
-		return st, nil
-	}
-	var err error
-	if st.Engine, st.IndexedEntries, err = ft.Indexed(ctx, acc, readable); err != nil {
-		return st, err
-	}
-	st.CoveragePercentage = coverage(st.IndexedEntries, readable)
-	return st, nil
 }

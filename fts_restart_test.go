@@ -57,7 +57,7 @@ func TestFTSCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")
-	time.Sleep(time.Minute)
+	time.Sleep(time.Minute) // not a wait: the child idles here until the parent kills it
 }
 
 // TestFTSRestartAfterKill injects SIGKILL into a process whose on-disk

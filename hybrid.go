@@ -16,93 +16,6 @@ import (
 // them, and the page is cut from that one ordering (internal/rank). A
 // failing leg leaves the other's results with a warning.
 
-// HybridSearchRequest is the input of hybrid_search_context.
-type HybridSearchRequest struct {
-	SearchFilter
-	Query         string `json:"query"`
-	Limit         int    `json:"limit,omitempty"`
-	Offset        int    `json:"offset,omitempty"`
-	FusionMethod  string `json:"fusion_method,omitempty"`
-	RRFK          *int   `json:"rrf_k,omitempty"`
-	IncludeImages bool   `json:"include_images,omitempty"`
-	ExplainQuery  bool   `json:"explain_query,omitempty"`
-}
-
-// HybridScores are the scores of one hybrid result (R-105).
-type HybridScores struct {
-	RRF              float64  `json:"rrf"`
-	FTSRank          *int     `json:"fts_rank"`
-	SemanticRank     *int     `json:"semantic_rank"`
-	FTSScore         *float64 `json:"fts_score"`
-	SemanticDistance *float64 `json:"semantic_distance"`
-	RerankScore      *float64 `json:"rerank_score"`
-}
-
-// HybridResult is one hybrid_search_context result.
-type HybridResult struct {
-	EntryView
-	Scores  HybridScores `json:"scores"`
-	Passage *Passage     `json:"passage"`
-}
-
-// FusionStats describe the fusion of the two legs (R-363).
-type FusionStats struct {
-	RRFK                  int `json:"rrf_k"`
-	TotalUniqueDocuments  int `json:"total_unique_documents"`
-	DocumentsInBoth       int `json:"documents_in_both"`
-	DocumentsFTSOnly      int `json:"documents_fts_only"`
-	DocumentsSemanticOnly int `json:"documents_semantic_only"`
-}
-
-// LegStats are the statistics of one hybrid leg.
-type LegStats struct {
-	ExecutionTimeMS       float64  `json:"execution_time_ms"`
-	Candidates            int      `json:"candidates"`
-	EmbeddingGenerationMS *float64 `json:"embedding_generation_ms,omitempty"`
-	QueryPlan             *string  `json:"query_plan,omitempty"`
-}
-
-// HybridStats are the explain_query statistics of a hybrid search.
-type HybridStats struct {
-	ExecutionTimeMS  float64     `json:"execution_time_ms"`
-	FTSStats         *LegStats   `json:"fts_stats"`
-	SemanticStats    *LegStats   `json:"semantic_stats"`
-	FusionStats      FusionStats `json:"fusion_stats"`
-	AdaptiveFTSMode  string      `json:"adaptive_fts_mode,omitempty"`
-	FiltersApplied   int         `json:"filters_applied"`
-	Reranked         bool        `json:"reranked"`
-	RerankMS         float64     `json:"rerank_ms"`
-	Backend          string      `json:"backend"`
-	RowsReturned     int         `json:"rows_returned"`
-	CandidatesFused  int         `json:"candidates_fused"`
-	SearchBackend    string      `json:"search_backend"`
-	CandidateDepth   int         `json:"candidate_depth"`
-	OverfetchPerLeg  int         `json:"overfetch_per_leg"`
-	ORThreshold      int         `json:"fts_or_threshold"`
-	SignificantTerms int         `json:"significant_terms"`
-}
-
-// HybridSearchResponse is the result of hybrid_search_context.
-type HybridSearchResponse struct {
-	Query           string          `json:"query"`
-	Results         []HybridResult  `json:"results"`
-	Count           int             `json:"count"`
-	FusionMethod    string          `json:"fusion_method"`
-	SearchModesUsed []string        `json:"search_modes_used"`
-	FTSCount        int             `json:"fts_count"`
-	SemanticCount   int             `json:"semantic_count"`
-	Stats           *HybridStats    `json:"stats,omitempty"`
-	ClampedLimit    *ClampedLimit   `json:"clamped_limit,omitempty"`
-	RankDepthLimit  *RankDepthLimit `json:"rank_depth_limit,omitempty"`
-	Warnings        []string        `json:"warnings,omitempty"`
-	// Causes are the failures behind the warnings, for the server's log:
-	// a warning shows a failure that is not the caller's fault only as a
-	// generic text.
-	Causes           []error  `json:"-"`
-	Error            string   `json:"error,omitempty"`
-	ValidationErrors []string `json:"validation_errors,omitempty"`
-}
-
 // HybridModes lists the search modes hybrid search can use, in order
 // (fts, semantic), and why the others cannot run.
 func (e *Engine) HybridModes() (modes, issues []string) {
@@ -171,29 +84,14 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 	}
 	resp := &HybridSearchResponse{
 		Query: req.Query, Results: make([]HybridResult, len(a.Hits)), Count: len(a.Hits), FusionMethod: method,
-		SearchModesUsed: a.ModesUsed, FTSCount: a.FTSCount, SemanticCount: a.SemanticCount, Stats: hybridStats(a.Stats),
+		SearchModesUsed: a.ModesUsed, FTSCount: a.FTSCount, SemanticCount: a.SemanticCount, Stats: a.Stats,
 		ClampedLimit: clamped, RankDepthLimit: depth, Warnings: a.Warnings, Causes: a.Causes,
 		Error: a.Error, ValidationErrors: a.ValidationErrors,
 	}
 	for i, h := range a.Hits {
-		resp.Results[i] = HybridResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: HybridScores(h.Scores), Passage: passageOf(h.Passage)}
+		resp.Results[i] = HybridResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: passageOf(h.Passage)}
 	}
 	return resp, nil
-}
-
-// hybridStats are the explain statistics of package retrieve as the
-// response reports them.
-func hybridStats(s *retrieve.HybridStats) *HybridStats {
-	if s == nil {
-		return nil
-	}
-	return &HybridStats{
-		ExecutionTimeMS: s.ExecutionTimeMS, FTSStats: (*LegStats)(s.FTSStats), SemanticStats: (*LegStats)(s.SemanticStats),
-		FusionStats: FusionStats(s.FusionStats), AdaptiveFTSMode: s.AdaptiveFTSMode, FiltersApplied: s.FiltersApplied,
-		Reranked: s.Reranked, RerankMS: s.RerankMS, Backend: s.Backend, RowsReturned: s.RowsReturned,
-		CandidatesFused: s.CandidatesFused, SearchBackend: s.SearchBackend, CandidateDepth: s.CandidateDepth,
-		OverfetchPerLeg: s.OverfetchPerLeg, ORThreshold: s.ORThreshold, SignificantTerms: s.SignificantTerms,
-	}
 }
 
 // searcher runs the ranked searches over the engine's store and legs.

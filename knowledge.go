@@ -3,7 +3,6 @@ package contextd
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/contextd/contextd/index/extract"
@@ -34,8 +33,6 @@ type KnowledgeConfig struct {
 	AdoptAfter time.Duration
 	// Extract bounds one parse of an uploaded file (index/extract defaults).
 	Extract extract.Options
-	// Logger receives ingestion failures' details (nil discards them).
-	Logger *slog.Logger
 }
 
 // KnowledgeSource is a folder mirrored read-only as a [source] scope.
@@ -66,7 +63,7 @@ func (e *Engine) openKnowledge(ctx context.Context) error {
 	opt := knowledge.Options{
 		Workers: k.Workers, MaxUploadBytes: k.MaxUploadBytes, MinScore: k.MinScore, Alpha: k.Alpha,
 		Visibility: e.cfg.DefaultVisibility, PublishRole: e.cfg.PublishRole,
-		SourceDebounce: k.SourceDebounce, AdoptAfter: k.AdoptAfter, Extract: k.Extract, Logger: k.Logger, Now: e.cfg.Now,
+		SourceDebounce: k.SourceDebounce, AdoptAfter: k.AdoptAfter, Extract: k.Extract, Logger: e.log, Now: e.cfg.Now,
 	}
 	if e.indexPath != "" {
 		opt.SnapshotPath = e.indexPath + ".knowledge"

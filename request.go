@@ -5,10 +5,7 @@ import (
 )
 
 // Caller input is parsed and validated by package internal/request; this
-// file converts the engine's configuration and public types for it.
-
-// maxBatch caps the entries, updates and ids of one batch call.
-const maxBatch = request.MaxBatch
+// file hands it the engine's configuration.
 
 // builtFilter is a validated SearchFilter; filterProblem is a filter
 // failure reported inside a search response.
@@ -19,10 +16,9 @@ type (
 
 // buildFilter validates the structural filters. Date and unstorable-string
 // problems are errors; cap and metadata problems come back as a
-// filterProblem for the structured response. SearchFilter converts to
-// FilterSpec field for field, so a new filter field must join both.
+// filterProblem for the structured response.
 func (e *Engine) buildFilter(f SearchFilter) (*builtFilter, *filterProblem, error) {
-	return request.BuildFilter(request.FilterSpec(f))
+	return request.BuildFilter(f)
 }
 
 // requestOptions is the engine configuration the validators read, for
@@ -38,16 +34,4 @@ func (e *Engine) requestOptions(p Principal, batch bool) request.Options {
 		MayPublish:        e.cfg.PublishRole != "" && p.hasRole(e.cfg.PublishRole),
 		Batch:             batch,
 	}
-}
-
-// imageInputs converts request images, keeping nil (absent) nil.
-func imageInputs(imgs []ImageInput) []request.ImageInput {
-	if imgs == nil {
-		return nil
-	}
-	out := make([]request.ImageInput, len(imgs))
-	for i, im := range imgs {
-		out[i] = request.ImageInput(im)
-	}
-	return out
 }

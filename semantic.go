@@ -19,7 +19,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	sm, err := retrieve.OpenSemantic(ctx, e.st, e.feed, retrieve.SemanticOptions{
 		Embedder: c.Embedder, DisableSemantic: c.DisableSemantic, DisableChunking: c.DisableChunking,
 		ChunkSize: c.ChunkSize, ChunkOverlap: c.ChunkOverlap, Backend: c.Backend, FullTextBackend: e.fts.Backend(),
-		Dir: dir, Reembed: c.Reembed, Progress: e.cfg.FTS.Progress, Compression: c.Compression,
+		Dir: dir, Reembed: c.Reembed, Progress: e.progress(), Compression: c.Compression,
 		CheckModel: func(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) },
 	})
 	e.vec = sm
@@ -41,59 +41,6 @@ func (e *Engine) EmbeddingModelName() string {
 		return em.Model()
 	}
 	return ""
-}
-
-// SemanticSearchRequest is the input of semantic_search_context.
-type SemanticSearchRequest struct {
-	SearchFilter
-	Query         string `json:"query"`
-	Limit         int    `json:"limit,omitempty"`
-	Offset        int    `json:"offset,omitempty"`
-	IncludeImages bool   `json:"include_images,omitempty"`
-	ExplainQuery  bool   `json:"explain_query,omitempty"`
-}
-
-// SemanticScores are the scores of one semantic result: the Euclidean
-// distance of the best chunk (lower is better); semantic_rank is always
-// null for a standalone search; rerank_score is present when reranked.
-type SemanticScores struct {
-	SemanticDistance float64  `json:"semantic_distance"`
-	SemanticRank     *int     `json:"semantic_rank"`
-	RerankScore      *float64 `json:"rerank_score,omitempty"`
-}
-
-// SemanticResult is one semantic_search_context result.
-type SemanticResult struct {
-	EntryView
-	Scores  SemanticScores `json:"scores"`
-	Passage *Passage       `json:"passage"`
-}
-
-// SemanticStats are the explain_query statistics of a semantic search.
-type SemanticStats struct {
-	ExecutionTimeMS        float64 `json:"execution_time_ms"`
-	EmbeddingGenerationMS  float64 `json:"embedding_generation_ms"`
-	FiltersApplied         int     `json:"filters_applied"`
-	RowsReturned           int     `json:"rows_returned"`
-	Backend                string  `json:"backend"`
-	SearchBackend          string  `json:"search_backend"`
-	Reranked               bool    `json:"reranked"`
-	RerankMS               float64 `json:"rerank_ms"`
-	QueryPlan              *string `json:"query_plan"`
-	CandidatesBeforeRerank int     `json:"candidates_before_rerank"`
-}
-
-// SemanticSearchResponse is the result of semantic_search_context.
-type SemanticSearchResponse struct {
-	Query            string           `json:"query"`
-	Results          []SemanticResult `json:"results"`
-	Count            int              `json:"count"`
-	Model            string           `json:"model"`
-	Stats            *SemanticStats   `json:"stats,omitempty"`
-	ClampedLimit     *ClampedLimit    `json:"clamped_limit,omitempty"`
-	RankDepthLimit   *RankDepthLimit  `json:"rank_depth_limit,omitempty"`
-	Error            string           `json:"error,omitempty"`
-	ValidationErrors []string         `json:"validation_errors,omitempty"`
 }
 
 // semanticUnavailable is the error of a semantic search that cannot
@@ -142,10 +89,10 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		return nil, err
 	}
 	resp := &SemanticSearchResponse{Query: req.Query, Results: make([]SemanticResult, len(a.Hits)), Count: len(a.Hits),
-		Model: e.EmbeddingModelName(), Stats: (*SemanticStats)(a.Stats), ClampedLimit: clamped, RankDepthLimit: depth,
+		Model: e.EmbeddingModelName(), Stats: a.Stats, ClampedLimit: clamped, RankDepthLimit: depth,
 		Error: a.Error, ValidationErrors: a.ValidationErrors}
 	for i, h := range a.Hits {
-		resp.Results[i] = SemanticResult{EntryView: e.searchView(p, h.Entry, req.IncludeImages), Scores: SemanticScores(h.Scores), Passage: passageOf(h.Passage)}
+		resp.Results[i] = SemanticResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: passageOf(h.Passage)}
 	}
 	return resp, nil
 }

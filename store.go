@@ -41,7 +41,7 @@ func (e *Engine) writePrincipal(p Principal) write.Principal {
 // batch selects the wording the batch tools use.
 func (e *Engine) validateStore(p Principal, req StoreRequest, batch bool) (*request.Store, error) {
 	return request.ValidateStore(request.StoreInput{
-		ThreadID: req.ThreadID, Source: req.Source, Text: req.Text, Images: imageInputs(req.Images),
+		ThreadID: req.ThreadID, Source: req.Source, Text: req.Text, Images: req.Images,
 		Metadata: req.Metadata, Tags: req.Tags, Visibility: req.Visibility, Deduplicate: req.Deduplicate,
 	}, e.requestOptions(p, batch))
 }

@@ -1,12 +1,9 @@
 package contextd
 
 import (
-	"context"
 	"time"
 
-	"github.com/contextd/contextd/internal/generate"
 	"github.com/contextd/contextd/model"
-	"github.com/contextd/contextd/persist"
 )
 
 // Summarizer turns a text into a summary; see [model.Summarizer].
@@ -52,35 +49,3 @@ type IndexTreeConfig struct {
 }
 
 func (c IndexTreeConfig) enabled() bool { return !c.Disabled }
-
-// countNodeSummaries is the index_tree.node_count statistic.
-func (e *Engine) countNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
-	if !e.cfg.IndexTree.enabled() {
-		return 0, nil
-	}
-	return e.st.CountNodeSummaries(ctx, acc)
-}
-
-// summaryStatus is the summary block of get_statistics.
-func (e *Engine) summaryStatus(s persist.Stats) SummaryStatus {
-	c := e.cfg.Summary
-	st := SummaryStatus{
-		Enabled: c.Enabled, Available: c.Summarizer != nil, Provider: c.Provider, Model: c.Model,
-		SummaryCount:       s.SummaryCount,
-		CoveragePercentage: coverage(s.SummaryCount, s.TotalEntries),
-		MinContentLength:   generate.SummaryOptions{MinContentLength: c.MinContentLength}.MinLength(),
-	}
-	switch {
-	case !c.Enabled:
-		st.Message = "Summary generation is disabled (ENABLE_SUMMARY_GENERATION=false)"
-	case c.Summarizer == nil:
-		st.Message = "Summary generation is enabled but no summary provider is configured"
-	}
-	return st
-}
-
-// indexTreeStatus is the index_tree block of get_statistics.
-func (e *Engine) indexTreeStatus(ctx context.Context, acc persist.Access) (IndexTreeStatus, error) {
-	n, err := e.countNodeSummaries(ctx, acc)
-	return IndexTreeStatus{Enabled: e.cfg.IndexTree.enabled(), NodeCount: n}, err
-}

@@ -9,15 +9,10 @@ import (
 // validateUpdate checks everything that needs no database, in the
 // documented order; batch selects the wording of update_context_batch.
 func (e *Engine) validateUpdate(req UpdateRequest, batch bool) (*request.Update, error) {
-	in := request.UpdateInput{
+	return request.ValidateUpdate(request.UpdateInput{
 		Text: req.Text, Metadata: req.Metadata, MetadataPatch: req.MetadataPatch,
-		Tags: req.Tags, Visibility: req.Visibility,
-	}
-	if req.Images != nil {
-		imgs := imageInputs(*req.Images)
-		in.Images = &imgs
-	}
-	return request.ValidateUpdate(in, e.requestOptions(Principal{}, batch))
+		Tags: req.Tags, Images: req.Images, Visibility: req.Visibility,
+	}, e.requestOptions(Principal{}, batch))
 }
 
 // Update changes one entry (update_context).

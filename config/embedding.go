@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,11 +56,11 @@ func readEmbedding(r *envReader, c *Config) {
 	e := &c.Engine.Embedding
 	enabled := r.boolean("ENABLE_EMBEDDING_GENERATION", true)
 	e.Provider = r.choice("EMBEDDING_PROVIDER", "builtin", strings.ToLower,
-		append([]string{"builtin", "ollama", "openai"}, unsupportedEmbeddingProviders...)...)
+		append([]string{"builtin", "ollama", "openai", "local"}, unsupportedEmbeddingProviders...)...)
 	unsupported := slices.Contains(unsupportedEmbeddingProviders, e.Provider)
 	if unsupported {
 		v, _ := r.lookup("EMBEDDING_PROVIDER")
-		r.fail("EMBEDDING_PROVIDER", v, "the "+e.Provider+" provider is not supported by this build; use builtin, ollama or openai (openai also serves OpenAI-compatible servers through OPENAI_API_BASE)")
+		r.fail("EMBEDDING_PROVIDER", v, "the "+e.Provider+" provider is not supported by this build; use builtin, ollama, openai (openai also serves OpenAI-compatible servers through OPENAI_API_BASE) or local (a model folder on disk, EMBEDDING_MODEL_PATH)")
 		e.Provider = "builtin"
 	}
 	model := map[string]string{"builtin": builtin.EmbedderModel, "ollama": ollama.DefaultEmbedModel, "openai": openai.DefaultEmbedModel}[e.Provider]
@@ -69,6 +70,9 @@ func readEmbedding(r *envReader, c *Config) {
 	defDim := map[string]int{"builtin": builtin.EmbedderDim, "ollama": ollama.DefaultEmbedDim, "openai": openai.DefaultEmbedDim}[e.Provider]
 	_, dimSet := r.lookup("EMBEDDING_DIM")
 	dim := r.intRange("EMBEDDING_DIM", defDim, 1, 4096)
+	if e.Provider == "local" && enabled {
+		e.Embedder, dim = readLocalEmbedder(r, model, dim, dimSet)
+	}
 	c.Planned.Compression.Dim = dim // the dimension compression will pack
 	if e.Provider == "builtin" && !unsupported && dim != builtin.EmbedderDim {
 		v, _ := r.lookup("EMBEDDING_DIM")
@@ -147,7 +151,7 @@ func readRerank(r *envReader, c *Config) {
 	// Cranfield run (hybrid nDCG@10 0.3780 -> 0.3899). A reranker that can
 	// hurt an answer is opt-in (docs/retrieval-quality.md).
 	enabled := r.boolean("ENABLE_RERANKING", false)
-	k.Provider = r.choice("RERANKING_PROVIDER", "builtin", strings.ToLower, "builtin", "flashrank", "tei")
+	k.Provider = r.choice("RERANKING_PROVIDER", "builtin", strings.ToLower, "builtin", "flashrank", "tei", "local")
 	if k.Provider == "flashrank" {
 		k.Provider = "builtin"
 	}
@@ -176,7 +180,15 @@ func readRerank(r *envReader, c *Config) {
 			teiURL = ""
 		}
 	}
-	if enabled {
+	switch {
+	case enabled && k.Provider == "local":
+		if k.Model == "" {
+			k.Model = filepath.Base(filepath.Clean(r.text("RERANKING_MODEL_PATH")))
+		}
+		if rr := readLocalReranker(r); rr != nil {
+			k.Reranker = rr
+		}
+	case enabled:
 		k.Reranker = newReranker(k.Provider, teiURL, k.Model, batch, c.Engine.Embedding.Embedder)
 	}
 }

@@ -1,22 +1,15 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/contextd/contextd/api"
+)
 
 // Limits bound one call's cost and share the machine between heavy and
-// cheap calls (server.Limits). A zero field is the server's default.
-type Limits struct {
-	// MaxQueryChars caps a ranked search's query (SEARCH_MAX_QUERY_CHARS).
-	MaxQueryChars int
-	// SearchTimeout is a ranked search's deadline (SEARCH_TIMEOUT_MS;
-	// negative: none).
-	SearchTimeout time.Duration
-	// HeavyQueryChars makes a longer ranked query heavy (HEAVY_QUERY_CHARS).
-	HeavyQueryChars int
-	// HeavyCalls run at once (HEAVY_CALLS; negative: no pool).
-	HeavyCalls int
-	// HeavyQueueTimeout bounds a heavy call's wait (HEAVY_QUEUE_TIMEOUT_MS).
-	HeavyQueueTimeout time.Duration
-}
+// cheap calls (api.Limits, which the server enforces). A zero field is the
+// server's default.
+type Limits = api.Limits
 
 // readLimits reads Limits:
 //

@@ -26,6 +26,8 @@ func TestVariablesMatchReader(t *testing.T) {
 		{"EMBEDDING_PROVIDER": "azure"}, {"EMBEDDING_PROVIDER": "huggingface"}, {"EMBEDDING_PROVIDER": "voyage"},
 		{"ENABLE_EMBEDDING_COMPRESSION": "false"}, {"ENABLE_SUMMARY_GENERATION": "false"}, {"ENABLE_EMBEDDING_GENERATION": "false"},
 		{"SEARCH_BACKEND": "native"}, {"ENABLE_RERANKING": "false"}, {"ENABLE_CHUNKING": "false"},
+		{"EMBEDDING_PROVIDER": "local", "EMBEDDING_MODEL_PATH": "../model/local/testdata/mean-norm", "EMBEDDING_QUERY_PREFIX": "q: ", "EMBEDDING_PASSAGE_PREFIX": "p: ",
+			"ENABLE_RERANKING": "true", "RERANKING_PROVIDER": "local", "RERANKING_MODEL_PATH": "../model/local/testdata/cross"},
 	}
 	listed := map[string]Variable{}
 	for _, v := range Variables() {

@@ -18,8 +18,7 @@ import (
 // (PoolSelection, the behaviour before) they do change the ranking.
 func TestExactSelection(t *testing.T) {
 	ctx := context.Background()
-	mine := pruneTestIndex(t) // 1,500 entries of p
-	defer mine.Close()
+	mine := sharedPruneTestIndex(t) // 1,500 entries of p, only searched
 	both := pruneTestIndex(t)
 	defer both.Close()
 	rng := rand.New(rand.NewPCG(3, 5))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/contextd/contextd/index/catalog"
@@ -58,6 +57,10 @@ type Options struct {
 	// MaxCandidates bounds the entries a pruned disjunction's selection
 	// visits (limits.go; 0: DefaultMaxCandidates).
 	MaxCandidates int
+	// Scratch keeps an index without Dir in a private temporary directory,
+	// removed at Close, instead of in memory (scratch.go): Bleve merges
+	// its segments only on disk.
+	Scratch bool
 }
 
 // Doc is one entry as the index holds it.
@@ -83,6 +86,7 @@ type Index struct {
 	lang     string
 	analyzer analysis.Analyzer
 	snap     *snapshot // nil in memory
+	scratch  string    // the temporary directory of Options.Scratch, "" without
 	fresh    bool
 	note     string
 	stop     map[string]bool // the language's stop words, folded (Neutral)
@@ -194,9 +198,19 @@ func Open(o Options) (*Index, error) {
 		}
 	}
 	if ix.bi == nil {
-		bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+		if o.Scratch {
+			// Without a writable temporary directory (a read-only
+			// container) the index stays in memory, as before.
+			if dir, err := os.MkdirTemp("", "contextd-fts-"); err == nil {
+				ix.scratch = dir
+			} else if ix.note == "" {
+				ix.note = fmt.Sprintf("in-memory index (no temporary directory: %v)", err)
+			}
+		}
+		bi, err := ix.newUnsaved(m)
 		if err != nil {
-			return nil, fmt.Errorf("index: create in memory: %w", err)
+			_ = ix.removeScratch()
+			return nil, err
 		}
 		ix.bi, ix.fresh = bi, true
 		if ix.note == "" {
@@ -206,6 +220,7 @@ func Open(o Options) (*Index, error) {
 	ix.analyzer = m.AnalyzerNamed(analyzerName)
 	if ix.analyzer == nil {
 		_ = ix.bi.Close()
+		_ = ix.removeScratch()
 		return nil, fmt.Errorf("index: analyzer for %s is missing", o.Language)
 	}
 	return ix, nil
@@ -225,6 +240,7 @@ func (ix *Index) Close() error {
 	if ix.snap != nil && err == nil {
 		err = ix.snap.seal(wm)
 	}
+	err = errors.Join(err, ix.removeScratch())
 	if err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}
@@ -319,53 +335,83 @@ func docFields(d *Doc, length int) map[string]any {
 }
 
 // Apply indexes upserts, removes deletes and advances the watermark to
-// seq, in one batch. A watermark below the current one is kept (replays are
-// idempotent).
+// seq. A watermark below the current one is kept (replays are
+// idempotent). Readers see the whole change or none of it.
+//
+// Bleve analyses a batch's documents all at once, about 35 live bytes per
+// text byte at the height (collect.go), so one change-log batch of
+// sixteen 10 MiB texts held several gigabytes. Upserts are therefore
+// applied in groups of at most applyGroupBytes of text (a larger text
+// alone), each collected after when it calls for it, under one view lock;
+// the watermark goes with the last group, so a crash between groups
+// replays the change.
 func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	live := liveHeap()
-	if err := ix.apply(upserts, deletes, seq); err != nil {
-		return err
-	}
-	collectAfter(upserts, live)
-	return nil
-}
-
-func (ix *Index) apply(upserts []Doc, deletes []string, seq int64) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	cur, err := ix.watermark()
 	if err != nil {
 		return err
 	}
-	b := ix.bi.NewBatch()
-	for _, id := range deletes {
-		b.Delete(id)
-	}
-	lens := ix.textLengths(upserts)
-	for i := range upserts {
-		d, err := ix.document(&upserts[i], lens[i])
-		if err == nil {
-			err = b.IndexAdvanced(d)
-		}
-		if err != nil {
-			return fmt.Errorf("index: document %s: %w", upserts[i].ID, err)
-		}
-	}
-	if seq > cur {
-		var v [8]byte
-		binary.BigEndian.PutUint64(v[:], uint64(seq))
-		b.SetInternal(watermarkKey, v[:])
-	}
 	ix.view.Lock()
 	defer ix.view.Unlock()
-	if err := ix.bi.Batch(b); err != nil {
-		return fmt.Errorf("index: apply batch: %w", err)
+	groups := textGroups(upserts, applyGroupBytes)
+	for g, group := range groups {
+		live := liveHeap()
+		b := ix.bi.NewBatch()
+		if g == 0 {
+			for _, id := range deletes {
+				b.Delete(id)
+			}
+		}
+		lens := ix.textLengths(group)
+		for i := range group {
+			d, err := ix.document(&group[i], lens[i])
+			if err == nil {
+				err = b.IndexAdvanced(d)
+			}
+			if err != nil {
+				return fmt.Errorf("index: document %s: %w", group[i].ID, err)
+			}
+		}
+		if g == len(groups)-1 && seq > cur {
+			var v [8]byte
+			binary.BigEndian.PutUint64(v[:], uint64(seq))
+			b.SetInternal(watermarkKey, v[:])
+		}
+		if err := ix.bi.Batch(b); err != nil {
+			return fmt.Errorf("index: apply batch: %w", err)
+		}
+		if g == 0 {
+			ix.applyCatalog(group, lens, deletes)
+		} else {
+			ix.applyCatalog(group, lens, nil)
+		}
+		collectAfter(group, live)
 	}
-	ix.applyCatalog(upserts, lens, deletes)
 	return nil
+}
+
+// applyGroupBytes is the most text one Bleve batch of Apply analyses.
+var applyGroupBytes = 4 << 20 // a variable for the tests
+
+// textGroups cuts docs, in order, into runs of at most limit bytes of
+// text (a longer text alone); there is always at least one group, empty
+// when docs is.
+func textGroups(docs []Doc, limit int) [][]Doc {
+	var out [][]Doc
+	start, n := 0, 0
+	for i := range docs {
+		t := len(docs[i].Text)
+		if i > start && n+t > limit {
+			out = append(out, docs[start:i])
+			start, n = i, 0
+		}
+		n += t
+	}
+	return append(out, docs[start:])
 }
 
 // Reset empties the index (for a rebuild) and sets its watermark to 0.
@@ -391,7 +437,7 @@ func (ix *Index) Reset() error {
 		ix.bi = bi
 		return nil
 	}
-	bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+	bi, err := ix.newUnsaved(m)
 	if err != nil {
 		return fmt.Errorf("index: reset: %w", err)
 	}

@@ -123,8 +123,8 @@ func TestPrefixBound(t *testing.T) {
 // selection of the rarest terms at MaxCandidates entries, where the
 // default bound ranks exactly (TestPruneAgainstExactBM25).
 func TestCandidateBound(t *testing.T) {
-	ix := pruneTestIndex(t)
-	defer ix.Close()
+	ix := sharedPruneTestIndex(t)
+	t.Cleanup(func() { ix.maxCandidates = 0 })
 	ctx := context.Background()
 	q := `"turbine" OR "nozzle" OR "vortex" OR "plasma" OR "stator" OR "rotor"`
 	search := func() Result {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,8 +18,7 @@ import (
 // (at least 90 of the top 100 ranks). The collection makes pruning apply: every
 // document holds the common words, a fraction of them each rare word.
 func TestPruneAgainstExactBM25(t *testing.T) {
-	ix := pruneTestIndex(t)
-	defer ix.Close()
+	ix := sharedPruneTestIndex(t)
 	ctx := context.Background()
 	for _, q := range pruneTestQueries {
 		t.Run(q, func(t *testing.T) {
@@ -63,10 +63,40 @@ var pruneTestQueries = []string{
 // pruneTestDocs is the size of the pruning test collection.
 var pruneTestDocs = make([]struct{}, 1500)
 
+// prunedShared is the pruning test collection built once per test binary
+// for the tests that only search it (each build took 0.25 s of CPU, four
+// per run); a test that writes to the collection builds its own.
+var prunedShared struct {
+	once sync.Once
+	ix   *Index
+	err  error
+}
+
+// sharedPruneTestIndex returns the shared collection. Its tests run one at
+// a time and restore any field they set; it stays open until the binary
+// exits (an in-memory index).
+func sharedPruneTestIndex(t *testing.T) *Index {
+	t.Helper()
+	prunedShared.once.Do(func() { prunedShared.ix, prunedShared.err = buildPruneTestIndex() })
+	if prunedShared.err != nil {
+		t.Fatal(prunedShared.err)
+	}
+	return prunedShared.ix
+}
+
 func pruneTestIndex(t *testing.T) *Index {
-	ix, err := Open(Options{})
+	t.Helper()
+	ix, err := buildPruneTestIndex()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return ix
+}
+
+func buildPruneTestIndex() (*Index, error) {
+	ix, err := Open(Options{})
+	if err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	common := []string{"system", "value", "number", "result"}
@@ -94,7 +124,8 @@ func pruneTestIndex(t *testing.T) *Index {
 			ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
 	}
 	if err := ix.Apply(context.Background(), docs, nil, 1); err != nil {
-		t.Fatal(err)
+		_ = ix.Close()
+		return nil, err
 	}
-	return ix
+	return ix, nil
 }

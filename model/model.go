@@ -9,6 +9,11 @@
 //   - model/ollama, model/openai, model/anthropic: HTTP clients of those
 //     APIs (embeddings and summaries).
 //   - model/tei: the text-embeddings-inference /rerank client.
+//   - model/local: BERT-family sentence encoders and cross-encoders run
+//     in-process from a model folder (model/safetensors reads the
+//     weights, model/wordpiece tokenizes).
+//   - model/model2vec: Model2Vec static embedders (a token table averaged
+//     per text) from a model folder.
 //   - model/httpjson: what the HTTP providers share (JSON POST with
 //     timeout, retries and a concurrency bound).
 //
@@ -37,6 +42,16 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 	Dim() int
 	Model() string
+}
+
+// QueryEmbedder is an Embedder that embeds search queries differently
+// from stored texts: models trained with a query prompt (e5's "query: ",
+// bge's instruction) rank better when queries carry it and stored texts
+// do not. The engine embeds queries through EmbedQuery when the embedder
+// has it (model/local's does), and through Embed otherwise.
+type QueryEmbedder interface {
+	Embedder
+	EmbedQuery(ctx context.Context, query string) ([]float32, error)
 }
 
 // Summarizer turns a text into a summary following prompt (the system

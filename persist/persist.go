@@ -67,6 +67,12 @@ type Grant struct {
 type Access struct {
 	Principal string
 	Groups    []string
+	// Narrow is a plan hint for the aggregate views (Stats, ListThreads,
+	// CountNodeSummaries, EmbeddingCounts) and never changes an answer:
+	// the caller may read a small share of the store (the engine knows it
+	// from its catalog), so those views gather the readable rows through
+	// the owner, public and grant indexes instead of visiting every row.
+	Narrow bool
 }
 
 // MetaCond is one validated metadata condition on the JSON path Path.

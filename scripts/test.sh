@@ -20,7 +20,9 @@ go vet ./...
 
 echo "== modernc.org/libc pin [at ${SECONDS}s]"
 # modernc.org/sqlite supports only the libc version its go.mod names.
-want=$(go mod graph | awk '$1 ~ /^modernc.org\/sqlite@/ && $2 ~ /^modernc.org\/libc@/ {sub(/.*@/, "", $2); print $2; exit}')
+# awk reads the whole graph (no early exit): under pipefail an early exit
+# made go mod graph die of SIGPIPE and the script stop with 141.
+want=$(go mod graph | awk '!found && $1 ~ /^modernc.org\/sqlite@/ && $2 ~ /^modernc.org\/libc@/ {sub(/.*@/, "", $2); print $2; found=1}')
 have=$(go list -m -f '{{.Version}}' modernc.org/libc)
 if [ "$want" != "$have" ]; then
   echo "modernc.org/libc is $have but modernc.org/sqlite requires $want"; exit 1
@@ -45,6 +47,19 @@ echo "== PGlite (PostgreSQL 18 + pgvector, for the native vector search tests) [
 pglite_start
 export CONTEXTD_TEST_PGLITE_URL="$PGLITE_URL"
 echo "PGlite at $CONTEXTD_TEST_PGLITE_URL"
+
+echo "== Chromium (the web page's browser tests) [at ${SECONDS}s]"
+# server/webui drives a headless Chromium; without one those tests skip
+# with a message. As root with apt, install Debian's package once.
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && ! command -v google-chrome >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1 ||
+      { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >/dev/null 2>&1; }; } ||
+      echo "could not install chromium: the browser tests will skip"
+  else
+    echo "no chromium on PATH (and not root with apt-get): the browser tests will skip"
+  fi
+fi
 
 echo "== go test (quick and long tiers) [at ${SECONDS}s]"
 # The long tier (internal/testtier: the 60 s HTTP load test, the 100k

@@ -116,6 +116,7 @@ func openPostgresStore(t testing.TB) persist.Store {
 func openSQLiteStore(t testing.TB) persist.Store {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ctx.db")
+	migratedSQLiteFile(t, path)
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: path})
 	if err != nil {
 		t.Fatalf("open sqlite store: %v", err)
@@ -185,6 +186,7 @@ type envSettings struct {
 	opts       server.Options
 	craftedIDs bool
 	parallel   bool
+	noEmbedder bool // the test pins the configuration without an embedder
 }
 
 type envOption func(*envSettings)
@@ -316,6 +318,11 @@ func newEnv(t testing.TB, kind storeKind, opts ...envOption) *env {
 	}
 	for _, f := range s.configure {
 		f(&cfg)
+	}
+	// A kind without vectors (PostgreSQL without pgvector, native)
+	// refuses an embedder: it runs without one, as always.
+	if cfg.Embedding.Embedder == nil && !s.noEmbedder && !kind.noVectors {
+		cfg.Embedding.Embedder = localTestEmbedder(t)
 	}
 	eng, err := contextd.Open(context.Background(), cfg)
 	if err != nil {

@@ -187,7 +187,7 @@ func TestHybridFTSOnly(t *testing.T) {
 		wantEqualJSON(t, "fusion_stats", st["fusion_stats"],
 			`{"rrf_k":60,"total_unique_documents":5,"documents_in_both":0,"documents_fts_only":5,"documents_semantic_only":0}`)
 		wantNull(t, st, "semantic_stats")
-	})
+	}, withNoEmbedder())
 }
 
 // TestHybridValidation is T-060 and T-061.

@@ -177,12 +177,12 @@ func TestSemanticHybridRegistration(t *testing.T) {
 			env.storeText(t, "alice", "reg", "user", "registration probe text")
 			resp := env.hybrid(t, "alice", M{"query": "registration"})
 			wantSlice(t, "search_modes_used", strs(t, resp, "search_modes_used"), []string{"fts"})
-		})
+		}, withNoEmbedder())
 	})
 	t.Run("T-128 ENABLE_FTS=false and no embedder: both absent", func(t *testing.T) {
 		forEachStore(t, func(t *testing.T, env *env) {
 			listed(t, env, map[string]bool{"semantic_search_context": false, "hybrid_search_context": false, "fts_search_context": false})
-		}, withFTSDisabled())
+		}, withFTSDisabled(), withNoEmbedder())
 	})
 	t.Run("R-100 embedder and ENABLE_FTS=false: hybrid on semantic only", func(t *testing.T) {
 		forEachStoreEmbed(t, func(t *testing.T, env *env, _ *switchEmbedder) {

@@ -151,7 +151,7 @@ func TestConformanceSummary(t *testing.T) {
 				t.Fatalf("node summaries not replaced on text change: %v -> %v", before, after)
 			}
 		})
-	}, withSummarizer(counter, 50), withIncludeSummary())
+	}, withSummarizer(counter, 50), withIncludeSummary(), withNoEmbedder())
 }
 
 func TestConformanceNodeSummariesDisabled(t *testing.T) {

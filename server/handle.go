@@ -33,7 +33,9 @@ func (s *Server) handle(ctx context.Context, t *Tool, req mcp.CallToolRequest) (
 		}
 	}
 	raw := req.Params.Arguments
-	if m, ok := textPreservingArguments(req.Params.RawArguments); ok {
+	if m, ok := takeArguments(ctx); ok {
+		raw = m // decoded before mcp-go (bigcall.go)
+	} else if m, ok := textPreservingArguments(req.Params.RawArguments); ok {
 		raw = m
 	} else if m, ok := exactArguments(req.Params.RawArguments); ok {
 		raw = m

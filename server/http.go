@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/server/auth"
+	"github.com/contextd/contextd/server/webui"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -54,6 +55,9 @@ type HTTPOptions struct {
 	// HTTPHandler it replaces an http.Server's own WriteTimeout, which
 	// would count from the request and cut long calls.
 	WriteTimeout time.Duration
+	// DisableUI leaves the web page (package server/webui) unmounted; by
+	// default it is served at /ui behind the same authenticator as /mcp.
+	DisableUI bool
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -88,7 +92,7 @@ func (o HTTPOptions) Addr() string {
 }
 
 // HTTPHandler returns the HTTP surface: the MCP endpoint at /mcp behind
-// authentication, and GET /health (unauthenticated) answering
+// authentication, the web page at /ui (unless o.DisableUI), and GET /health (unauthenticated) answering
 // {"status":"ok"}. The streamable server keeps mcp-go's DNS-rebinding
 // protection: a request over loopback must carry a loopback Host. Bodies
 // over o.MaxRequestBytes are answered 413; a client that does not read
@@ -110,6 +114,7 @@ func (s *Server) httpHandler(o HTTPOptions, guard *bodyGuard) http.Handler {
 		// The principal set by auth.Require rides the request context; copy
 		// it explicitly so it reaches the tool whatever context mcp-go uses.
 		mcpserver.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			ctx = withTakenArguments(ctx, r.Context()) // bigcall.go
 			if p, ok := contextd.PrincipalFrom(r.Context()); ok {
 				return contextd.WithPrincipal(ctx, p)
 			}
@@ -130,9 +135,20 @@ func (s *Server) httpHandler(o HTTPOptions, guard *bodyGuard) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
-	// mcp-go reads the whole body before parsing it: the guard's
-	// MaxBytesReader is what bounds that read.
-	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(mcpHandler)))
+	// The whole body is read before it is parsed (by predecode, then
+	// mcp-go): the guard's MaxBytesReader is what bounds that read.
+	mux.Handle(MCPPath, auth.Require(authn, s.log, guard.wrap(predecode(mcpHandler, newAdmission()))))
+	if !o.DisableUI {
+		// The page asks for the same token as /mcp and keeps a session
+		// cookie; its bodies (uploads) are bounded like /mcp's.
+		ui, err := webui.New(s.eng, webui.Options{Auth: authn, Logger: s.log, MaxUploadBytes: o.MaxRequestBytes})
+		if err != nil { // the embedded templates did not parse: a build defect
+			s.log.Error("web ui disabled", "error", err)
+		} else {
+			mux.Handle(webui.Prefix+"/", guard.wrap(ui))
+			mux.Handle(webui.Prefix, ui)
+		}
+	}
 	return writeDeadline{timeout: o.WriteTimeout}.wrap(mux)
 }
 

@@ -29,6 +29,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/lab/loadtest"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/sqlite"
 	"github.com/contextd/contextd/server"
@@ -461,13 +462,19 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 		resp.Body.Close()
 		inflight <- resp.StatusCode
 	}()
-	for jwks.fetches.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testtier.WaitFor(t, 10*time.Second, "the in-flight request to reach the key fetch", func() bool { return jwks.fetches.Load() > 0 })
 	cancel()
-	time.Sleep(100 * time.Millisecond) // let Shutdown close the listener
-	if _, err := http.Get(url + "/health"); err == nil {
-		t.Fatalf("new connections are still accepted during shutdown")
+	// Shutdown closes the listener at once; a dial is refused from then on
+	// (the request above still holds its connection).
+	if !testtier.Until(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return true
+		}
+		c.Close()
+		return false
+	}) {
+		t.Fatalf("new connections are still accepted 10 s into the shutdown")
 	}
 	close(jwks.gate)
 	if code := <-inflight; code != http.StatusOK {

@@ -61,6 +61,9 @@ func kStores(t *testing.T, f func(t *testing.T, store string)) {
 func newKEnvOn(t testing.TB, emb model.Embedder, store string, opts contextd.Config) *kEnv {
 	t.Helper()
 	if emb == nil {
+		emb = localTestEmbedder(t)
+	}
+	if emb == nil {
 		emb = hashembed.New(64)
 	}
 	e := &kEnv{t: t, dbPath: filepath.Join(t.TempDir(), "k.db"), emb: emb, opts: opts}
@@ -73,9 +76,6 @@ func newKEnvOn(t testing.TB, emb model.Embedder, store string, opts contextd.Con
 
 func newKEnv(t testing.TB, emb model.Embedder) *kEnv {
 	t.Helper()
-	if emb == nil {
-		emb = hashembed.New(64)
-	}
 	return newKEnvOn(t, emb, "sqlite", contextd.Config{})
 }
 
@@ -251,7 +251,8 @@ func runKnowledgeScripts(t *testing.T, files []string, store string) {
 				t.Fatal(err)
 			}
 			secs := kParseScript(data)
-			e := newKEnvOn(t, nil, store, contextd.Config{})
+			// The scripts pin the hashing embedder's model name and scores.
+			e := newKEnvOn(t, hashembed.New(64), store, contextd.Config{})
 			vars := map[string]string{}
 			changed := false
 			for i := 0; i < len(secs); i++ {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/hashembed"
 )
 
@@ -19,7 +20,7 @@ import (
 type kSlowEmbedder struct{ *hashembed.Embedder }
 
 func (s kSlowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond) // not a wait: the provider's latency
 	return s.Embedder.Embed(ctx, texts)
 }
 
@@ -47,8 +48,16 @@ func TestKnowledgeRestartHelper(t *testing.T) {
 			files = nil
 		}
 	}
-	fmt.Println("UPLOADED")
-	time.Sleep(time.Minute)
+	// Ingestion runs in the background: say so once it has readied a
+	// document, so the kill lands half-way, with some documents Ready and
+	// others still to do.
+	readyRE := regexp.MustCompile(`\((\d+) ready,`)
+	testtier.WaitFor(t, time.Minute, "a first Ready document", func() bool {
+		m := readyRE.FindStringSubmatch(e.call("local", "container_stats", map[string]any{"containerId": "restart"}))
+		return m != nil && m[1] != "0"
+	})
+	fmt.Println("INGESTING")
+	time.Sleep(time.Minute) // not a wait: the child idles here until the parent kills it
 }
 
 // TestKnowledgeRestartKill9 uploads 200 files in a child process, kills it with
@@ -66,19 +75,18 @@ func TestKnowledgeRestartKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(out)
-	uploaded := false
+	ingesting := false
 	for sc.Scan() {
-		if sc.Text() == "UPLOADED" {
-			uploaded = true
+		if sc.Text() == "INGESTING" {
+			ingesting = true
 			break
 		}
 	}
-	if !uploaded {
+	if !ingesting {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		t.Fatal("child never finished uploading")
 	}
-	time.Sleep(150 * time.Millisecond)
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}

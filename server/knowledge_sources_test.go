@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/hashembed"
 )
 
@@ -34,13 +35,7 @@ func TestKnowledgeSourcesMirrorReadOnly(t *testing.T) {
 	e.open()
 	eventually := func(what string, check func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			e.wait()
-			if check() {
-				return
-			}
-		}
-		t.Fatalf("%s never happened", what)
+		testtier.WaitFor(t, 20*time.Second, what, func() bool { e.wait(); return check() })
 	}
 	search := func(principal, q string) string {
 		return e.call(principal, "search_knowledge", map[string]any{"containerId": "company-docs", "query": q, "mode": "Keyword"})

@@ -136,15 +136,15 @@ func TestHeavyCallsQueue(t *testing.T) {
 
 // TestLimitsDefaults: the zero Limits are the documented defaults.
 func TestLimitsDefaults(t *testing.T) {
-	l := Limits{}.withDefaults()
+	l := Limits{}.WithDefaults()
 	if l.MaxQueryChars != 10000 || l.SearchTimeout != 30*time.Second || l.HeavyQueryChars != 1000 ||
 		l.HeavyCalls < 1 || l.HeavyQueueTimeout != 10*time.Second {
 		t.Fatalf("defaults: %+v", l)
 	}
-	if l := (Limits{MaxQueryChars: 50000, HeavyCalls: -1, SearchTimeout: -1}).withDefaults(); l.MaxQueryChars != 10000 || l.HeavyCalls != -1 || l.SearchTimeout != -1 {
+	if l := (Limits{MaxQueryChars: 50000, HeavyCalls: -1, SearchTimeout: -1}).WithDefaults(); l.MaxQueryChars != 10000 || l.HeavyCalls != -1 || l.SearchTimeout != -1 {
 		t.Fatalf("bounds: %+v", l)
 	}
-	if g := newGate(Limits{HeavyCalls: -1}.withDefaults()); g.slots != nil {
+	if g := newGate(Limits{HeavyCalls: -1}.WithDefaults()); g.slots != nil {
 		t.Fatal("HeavyCalls < 0 still pools")
 	}
 }

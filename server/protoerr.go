@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -71,10 +72,76 @@ func refuseUndecodable(_ context.Context, _ any, message any) error {
 		return nil
 	}
 	newReq, ok := requestTypes[head.Method]
+	if head.Method == mcp.MethodToolsCall {
+		newReq = func() any { return &callToolCheck{} }
+	}
 	if !ok || json.Unmarshal(raw, newReq()) == nil {
 		return nil
 	}
 	return errUnparsable
+}
+
+// callToolCheck decodes like mcp.CallToolRequest, except that its
+// arguments are checked, not copied twice and decoded: a large call
+// (sixteen texts of 10 MiB) was otherwise held three more times by this
+// check alone. Decoding the arguments into an interface fails only on a
+// number that no float64 holds (the message is valid JSON by then).
+type callToolCheck struct {
+	Method string          `json:"method"`
+	Params callParamsCheck `json:"params"`
+}
+
+// callParamsCheck mirrors mcp.CallToolParams's UnmarshalJSON: the params
+// decoded with the arguments kept raw (the last of duplicates wins), then
+// the arguments decoded, which fails as that would.
+type callParamsCheck struct{}
+
+func (*callParamsCheck) UnmarshalJSON(b []byte) error {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments borrowedJSON    `json:"arguments"`
+		Meta      *mcp.Meta       `json:"_meta,omitempty"`
+		Task      *mcp.TaskParams `json:"task,omitempty"`
+		mcp.MultiRoundTripParams
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	return checkNumbers(p.Arguments)
+}
+
+// borrowedJSON is a value's bytes within the message being decoded, not
+// a copy: valid only while that message is.
+type borrowedJSON []byte
+
+func (r *borrowedJSON) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// checkNumbers refuses a JSON value holding a number that strconv's
+// float64 parsing (encoding/json's) refuses.
+func checkNumbers(b []byte) error {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(b) && (b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] >= '0' && b[j] <= '9') {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+				return err
+			}
+			i = j - 1
+		}
+	}
+	return nil
 }
 
 // protocolHooks are the server's mcp-go hooks.

@@ -107,7 +107,7 @@ func New(eng *contextd.Engine, opts Options) (*Server, error) {
 	if eng == nil {
 		return nil, errors.New("server: nil engine")
 	}
-	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal, maxMessage: opts.MaxMessageBytes, limits: opts.Limits.withDefaults()}
+	s := &Server{eng: eng, log: opts.Logger, principal: opts.DefaultPrincipal, maxMessage: opts.MaxMessageBytes, limits: opts.Limits.WithDefaults()}
 	s.gate = newGate(s.limits)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -38,7 +38,7 @@ func TestSessionGoldens(t *testing.T) {
 			if len(ar.Files)%2 != 0 {
 				t.Fatalf("%s: sections must come in call/result pairs", path)
 			}
-			env := newEnv(t, storeKinds()[0], withCraftedIDs())
+			env := newEnv(t, storeKinds()[0], withCraftedIDs(), withNoEmbedder())
 			changed := false
 			for i := 0; i < len(ar.Files); i += 2 {
 				call, want := &ar.Files[i], &ar.Files[i+1]

@@ -73,20 +73,24 @@ func recallVsFloat(tb testing.TB, ix *Index, queries [][]float32, truth [][]uint
 // TestCodesExactOracle: the exact scan in code mode returns the top k by
 // the quantizer's own distance estimate (computed here independently), and
 // hidden keys never take a slot.
+//
+// Under -race it indexes a quarter of the points (testtier.RaceShare; the
+// sequential builds took 70 s of the race pass at 1,400).
 func TestCodesExactOracle(t *testing.T) {
-	vecs := clustered(3, 1500, 64, 0.6)
+	n := testtier.RaceShare(1400)
+	vecs := clustered(3, n+20, 64, 0.6)
 	for _, v := range []quant.Variant{quant.MSE, quant.IP} {
 		q := mustQuant(t, 64, 4, v)
-		ix := build(t, vecs[:1400], Options{Quantizer: q})
+		ix := build(t, vecs[:n], Options{Quantizer: q})
 		allow := func(k uint64) bool { return k%3 != 0 }
-		for _, query := range vecs[1400:1420] {
+		for _, query := range vecs[n:] {
 			got, err := ix.Search(context.Background(), query, 10, SearchOptions{Exact: true, Allow: allow})
 			if err != nil {
 				t.Fatal(err)
 			}
 			qq, _ := q.NewQuery(query)
 			var want []Hit
-			for i, x := range vecs[:1400] {
+			for i, x := range vecs[:n] {
 				if !allow(uint64(i)) {
 					continue
 				}
@@ -192,12 +196,17 @@ func TestCodesDimensionMismatch(t *testing.T) {
 	}
 }
 
+// TestCodesMemory: 4-bit codes take at most a seventh of the float32
+// vectors' bytes. Under -race on a quarter of the vectors (the ratio does
+// not depend on the count; the two sequential builds of 2,000 took 150 s
+// of the race pass).
 func TestCodesMemory(t *testing.T) {
-	vecs := clustered(2, 2000, 384, 0.6)
+	n := testtier.RaceShare(2000)
+	vecs := clustered(2, n, 384, 0.6)
 	f := build(t, vecs, Options{}).Memory()
 	c := build(t, vecs, Options{Quantizer: mustQuant(t, 384, 4, quant.MSE)}).Memory()
 	t.Logf("per vector: float32 %.0f B (vectors %d), 4-bit codes %.0f B (codes %d)",
-		f.PerVector(2000), f.Vectors, c.PerVector(2000), c.Codes)
+		f.PerVector(n), f.Vectors, c.PerVector(n), c.Codes)
 	if c.Vectors != 0 || c.Codes*7 > f.Vectors {
 		t.Fatalf("codes take %d bytes, float32 %d: want ≤ 1/7", c.Codes, f.Vectors)
 	}
@@ -243,15 +252,19 @@ func TestSnapshotVersion1Read(t *testing.T) {
 // the same codes as one that encoded the vectors itself, so its exact scan
 // gives the same hits and distances, and its graph finds them as well;
 // AddCode refuses what it cannot serve.
+//
+// Under -race on a quarter of the vectors (testtier.RaceShare; 51 s of the
+// race pass at 1,100).
 func TestAddCode(t *testing.T) {
-	vecs := clustered(4, 1200, 48, 0.6)
+	n := testtier.RaceShare(1100)
+	vecs := clustered(4, n+30, 48, 0.6)
 	q := mustQuant(t, 48, 4, quant.MSE)
-	byVec := build(t, vecs[:1100], Options{Metric: L2, Quantizer: q})
+	byVec := build(t, vecs[:n], Options{Metric: L2, Quantizer: q})
 	byCode, err := New(48, Options{Metric: L2, Quantizer: q})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range vecs[:1100] {
+	for i, v := range vecs[:n] {
 		code, _ := q.Encode(nil, v)
 		if err := byCode.AddCode(uint64(i), code); err != nil {
 			t.Fatal(err)
@@ -259,7 +272,7 @@ func TestAddCode(t *testing.T) {
 	}
 	ctx := context.Background()
 	var graphFound, total int
-	for _, query := range vecs[1100:1130] {
+	for _, query := range vecs[n:] {
 		want, _ := byVec.Search(ctx, query, 10, SearchOptions{Exact: true})
 		got, _ := byCode.Search(ctx, query, 10, SearchOptions{Exact: true})
 		if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -61,6 +61,19 @@ func (ix *Index) AddCode(key uint64, code []byte) error {
 	return nil
 }
 
+// Tune applies the settings of o that shape later work without touching
+// the storage: EfConstruction, EfSearch and KeepPruned (zero values mean
+// the defaults). A snapshot keeps the efConstruction and efSearch its
+// graph was built with, and not KeepPruned; an owner configured otherwise
+// applies its own after Read, so a changed setting takes effect without a
+// rebuild (nodes already linked keep their lists).
+func (ix *Index) Tune(o Options) {
+	r := Options{EfConstruction: o.EfConstruction, EfSearch: o.EfSearch}.resolved()
+	ix.mu.Lock()
+	ix.o.EfConstruction, ix.o.EfSearch, ix.o.KeepPruned = r.EfConstruction, r.EfSearch, o.KeepPruned
+	ix.mu.Unlock()
+}
+
 // SetEfConstruction sets the candidate list of the inserts that follow
 // (ef < 1: DefaultEfConstruction). A snapshot keeps the value its graph
 // was built with; an owner configured with another applies its own after
@@ -227,9 +240,11 @@ func (ix *Index) link(from, to uint32, d float32, l int) {
 }
 
 // selectNeighbours is the paper's heuristic (algorithm 4, without
-// extending candidates or keeping pruned ones, as hnswlib does): walk the
-// candidates nearest first and keep one only if it is nearer to the base
-// than to every neighbour kept so far. cs must be sorted ascending.
+// extending candidates, as hnswlib does): walk the candidates nearest
+// first and keep one only if it is nearer to the base than to every
+// neighbour kept so far; with Options.KeepPruned the list is then filled
+// up to m with the nearest of the candidates it passed over. cs must be
+// sorted ascending.
 func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
 	if len(cs) <= m {
 		return cs
@@ -252,7 +267,26 @@ func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
 			out = append(out, c)
 		}
 	}
+	if ix.o.KeepPruned && len(out) < m {
+		for _, c := range cs {
+			if len(out) >= m {
+				break
+			}
+			if !containsCand(out, c.id) {
+				out = append(out, c)
+			}
+		}
+	}
 	return out
+}
+
+func containsCand(cs []cand, id uint32) bool {
+	for _, c := range cs {
+		if c.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 func sortCands(cs []cand) {

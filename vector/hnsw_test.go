@@ -136,12 +136,16 @@ func TestInvalidInput(t *testing.T) {
 // TestRecallClustered checks recall on 5,000 clustered 384-d vectors in
 // the quick tier and on 20,000 in the long tier (TestRecall100k adds
 // 100,000 there): building the 20,000-vector graph took 8 s of CPU, the
-// vector package's longest quick test.
+// vector package's longest quick test. Under -race it builds a quarter
+// of the quick size (testtier.RaceShare): the build is sequential, so the
+// detector has nothing to watch in it, and at 5,000 it took 149 s of the
+// race pass (CPU-bound, shared machine).
 func TestRecallClustered(t *testing.T) {
 	n := 20000
 	if testing.Short() || !testtier.On(t) {
 		n = 5000
 	}
+	n = testtier.RaceShare(n)
 	vecs := clustered(1, n+200, 384, 0.6)
 	ix := build(t, vecs[:n], Options{})
 	if r := recallAt(t, ix, vecs[n:], 10, SearchOptions{}); r < 0.95 {
@@ -236,9 +240,16 @@ func checkConsistent(t *testing.T, ix *Index, wantLive int) {
 	}
 }
 
+// TestPropertyRandomOps: random inserts, updates and deletes against a
+// map, then repair, the graph's invariants and recall against brute force.
+// Under -race a quarter of the operations over a quarter of the keys
+// (testtier.RaceShare; 142 s of the race pass at full size): the
+// operations are sequential, and each seed still deletes, repairs and
+// searches between repairs.
 func TestPropertyRandomOps(t *testing.T) {
 	ctx := context.Background()
-	for seed := uint64(1); seed <= 5; seed++ {
+	ops, keys := testtier.RaceShare(4000), testtier.RaceShare(1500)
+	for seed := uint64(1); seed <= 6; seed++ {
 		t.Run("seed "+itoa(int(seed)), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
 			pool := clustered(seed, 3000, 32, 0.7)
@@ -250,14 +261,16 @@ func TestPropertyRandomOps(t *testing.T) {
 			case 5: // on codes only: repair compares reconstructions
 				o.Quantizer = mustQuant(t, 32, 4, quant.MSE)
 				gate = 0.8 // codes alone rank approximately (measured 0.856)
+			case 6: // the engine's float32 graph: L2, pruned candidates kept
+				o.Metric, o.KeepPruned = L2, true
 			}
 			ix, err := New(32, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ref := map[uint64][]float32{}
-			for op := 0; op < 4000; op++ {
-				key := uint64(r.IntN(1500))
+			for op := range ops {
+				key := uint64(r.IntN(keys))
 				switch p := r.IntN(10); {
 				case p < 6: // insert or update
 					v := pool[r.IntN(len(pool))]
@@ -354,9 +367,15 @@ func TestConcurrentReadersOneWriter(t *testing.T) {
 	})
 }
 
+// concurrentReadersOneWriter builds an index, then adds and deletes
+// while four readers search. Under -race the graph is a quarter of the
+// size (testtier.RaceShare; 153 s of the race pass at full size, most of
+// it the sequential build): the readers still make all their searches
+// while the writer changes the graph.
 func concurrentReadersOneWriter(t *testing.T, o Options) {
-	vecs := clustered(6, 3000, 32, 0.6)
-	ix := build(t, vecs[:1000], o)
+	base, added := testtier.RaceShare(1000), testtier.RaceShare(2000)
+	vecs := clustered(6, base+added, 32, 0.6)
+	ix := build(t, vecs[:base], o)
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
@@ -371,12 +390,12 @@ func concurrentReadersOneWriter(t *testing.T, o Options) {
 			}
 		}(g)
 	}
-	for i := 1000; i < 3000; i++ {
+	for i := base; i < base+added; i++ {
 		if err := ix.Add(uint64(i), vecs[i]); err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
-			ix.Delete(uint64(i - 500))
+			ix.Delete(uint64(i - base/2))
 		}
 	}
 	wg.Wait()

@@ -16,6 +16,7 @@ import (
 )
 
 func TestBenchCommandTiny(t *testing.T) {
+	t.Parallel()
 	env := os.LookupEnv
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"bench", "--size", "200", "--queries", "4", "-data", t.TempDir()}, env, nil, &out, &errOut); code != exitOK {
@@ -82,6 +83,7 @@ func TestBenchCommandTiny(t *testing.T) {
 }
 
 func TestBenchCommandBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--size", "0"}, {"--queries", "-1"}, {"--backend", "postgres"}, {"extra"}, {"--nope"}, {"--markdown", "--json"}} {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), append([]string{"bench"}, args...), os.LookupEnv, nil, &out, &errOut); code != exitUsage {
@@ -99,6 +101,7 @@ func TestBenchCommandBadFlags(t *testing.T) {
 // and zero errors, lost writes and foreign results, and every
 // acknowledged write was verified.
 func TestBenchLoadTiny(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "--load", "--clients", "3", "--duration", "2s", "--size", "50", "--json", "-data", t.TempDir()}
 	if code := run(context.Background(), args, os.LookupEnv, nil, &out, &errOut); code != exitOK {
@@ -127,6 +130,7 @@ func TestBenchLoadTiny(t *testing.T) {
 }
 
 func TestBenchLoadBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--load", "--clients", "0"}, {"--load", "--duration", "0s"}, {"--load", "--duration", "soon"}, {"--load", "--keep", "x"}} {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), append([]string{"bench"}, args...), os.LookupEnv, nil, &out, &errOut); code != exitUsage {

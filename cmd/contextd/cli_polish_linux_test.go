@@ -43,6 +43,7 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 // draws a progress bar counting files ("syncing", N/M), on stderr, and
 // the summary still goes to stdout.
 func TestIngestProgressBarUnderTerminal(t *testing.T) {
+	t.Parallel()
 	master, tty := openPTY(t)
 	dir := t.TempDir()
 	for i := range 6 {

@@ -15,6 +15,7 @@ import (
 // TestIngestUnsupportedBreakdown: the skipped line says which formats
 // were left out, most common first.
 func TestIngestUnsupportedBreakdown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"a.md": "# A\n\ntext\n", "x1.png": "p", "x2.png": "p", "x3.png": "p", "y.svg": "s", "z.bin": "b"}
 	for name, body := range files {
@@ -38,6 +39,7 @@ func TestIngestUnsupportedBreakdown(t *testing.T) {
 // TestIngestEmptyFileWording: a file without text is reported as not
 // stored, not as "kept as stored" (it never was).
 func TestIngestEmptyFileWording(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{"a.md": "# A\n\ntext\n", "blank.md": "   \n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
@@ -55,6 +57,7 @@ func TestIngestEmptyFileWording(t *testing.T) {
 // connection is a configuration error: exit 78, and the message names
 // the host, port and database (never a SQLite path) and the cause.
 func TestPostgresRefusedExits78(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +89,7 @@ func TestPostgresRefusedExits78(t *testing.T) {
 // TestDBTargetPostgres: the start-up line's database is PostgreSQL's
 // host, port, database and schema, without the user or password.
 func TestDBTargetPostgres(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"STORAGE_BACKEND":              "postgresql",
 		"POSTGRESQL_CONNECTION_STRING": "postgresql://alice:s3cret@db.example:6543/memory?sslmode=require",

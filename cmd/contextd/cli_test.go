@@ -25,6 +25,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 // on stdout and exit 0, and does nothing else: no database is created or
 // re-embedded.
 func TestHelpDoesNothingElse(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ctx.db")
 	env := map[string]string{"DB_PATH": db, "HOME": t.TempDir()}
 	for _, tc := range []struct {
@@ -63,6 +64,7 @@ func TestHelpDoesNothingElse(t *testing.T) {
 // take exits 2 with the problem and the command's usage on stderr, and
 // nothing on stdout.
 func TestUnexpectedArgumentsRefused(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ctx.db")
 	env := map[string]string{"DB_PATH": db, "HOME": t.TempDir()}
 	for _, tc := range []struct {
@@ -100,6 +102,7 @@ func TestUnexpectedArgumentsRefused(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
 		code, stdout, stderr := runCLI(t, nil, args...)
 		lines := strings.Split(stdout, "\n")
@@ -114,6 +117,7 @@ func TestVersion(t *testing.T) {
 // TestDBPathDirectoryExits78: DB_PATH naming a directory stops serve and
 // reembed with exit 78 and a message naming the path.
 func TestDBPathDirectoryExits78(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	want := "contextd: configuration error: invalid configuration: DB_PATH=\"" + dir + "\": " + dir + " is a directory; give a file path\n"
 	for _, args := range [][]string{nil, {"reembed"}, {"migrate", "reembed"}} {
@@ -127,6 +131,7 @@ func TestDBPathDirectoryExits78(t *testing.T) {
 // TestPlannedVariableExits78: a variable of a feature not built yet is
 // validated at start-up like any other.
 func TestPlannedVariableExits78(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"DB_PATH": filepath.Join(t.TempDir(), "ctx.db"), "OLLAMA_AUTO_PULL": "sometimes"}
 	code, _, stderr := runCLI(t, env)
 	want := "contextd: configuration error: invalid configuration: OLLAMA_AUTO_PULL=\"sometimes\": must be a boolean: true, false, 1, 0, yes, no, on or off\n"
@@ -139,6 +144,7 @@ func TestPlannedVariableExits78(t *testing.T) {
 // reported on stderr at the default LOG_LEVEL; the planned sync and
 // knowledge tools are known names and are not.
 func TestUnknownDisabledToolWarns(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"DB_PATH":        filepath.Join(t.TempDir(), "ctx.db"),
 		"DISABLED_TOOLS": "grep_contxt, plan_context_sync,SEARCH_KNOWLEDGE,container_create,delete_context",

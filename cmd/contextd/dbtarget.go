@@ -41,7 +41,7 @@ func openFailure(ec contextd.Config, err error) (string, int) {
 		return fmt.Sprintf("database %s: cannot connect: %s; check POSTGRESQL_CONNECTION_STRING, or POSTGRESQL_HOST, POSTGRESQL_PORT, POSTGRESQL_USER, POSTGRESQL_PASSWORD and POSTGRESQL_DATABASE",
 			target, connectCause(err)), exitConfig
 	}
-	msg := err.Error()
+	msg := config.StoreOptionVariables(err.Error())
 	if !strings.Contains(msg, target) {
 		msg = fmt.Sprintf("database %s: %s", target, msg)
 	}

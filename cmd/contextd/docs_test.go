@@ -17,6 +17,7 @@ import (
 // When this fails after a change to a tool or a variable, run
 // `go run ./cmd/contextd docs` and commit the two pages.
 func TestDocsGenerated(t *testing.T) {
+	t.Parallel()
 	tools, err := servedTools(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestDocsGenerated(t *testing.T) {
 // TestDocsCommand: -check exits 1 on a stale page and 0 once the command
 // has written them.
 func TestDocsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tools.md"), []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -76,11 +78,12 @@ func TestDocsCommand(t *testing.T) {
 // TestHelpListsCommands: the top-level help names every command,
 // eval paraphrase and docs included.
 func TestHelpListsCommands(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"help"}, os.LookupEnv, nil, &out, &errb); code != exitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"version", "help", "eval cranfield", "eval paraphrase", "ingest", "bench", "migrate", "docs", "health"} {
+	for _, cmd := range []string{"version", "help", "eval cranfield", "eval paraphrase", "ingest", "bench", "migrate", "docs", "health", "ui"} {
 		if !strings.Contains(out.String(), "\n  "+cmd) {
 			t.Errorf("help does not list %q:\n%s", cmd, out.String())
 		}

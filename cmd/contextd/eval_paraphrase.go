@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/internal/lab/paraphrase"
+	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/server/setup"
 )
 
@@ -15,15 +17,18 @@ import (
 // query means is found (internal/paraphrase, testdata/paraphrase): the
 // entries and the distractors are stored in a fresh database by an engine
 // configured from the environment exactly as the server is (setup.FromEnv
-// with only DB_PATH set, and once more with ENABLE_RERANKING=false), and
-// each query runs through semantic_search_context and
-// hybrid_search_context. Reported: the share of queries whose entry ranks
-// first, in the top 5 and in the top 10, over all pairs and per split.
+// with only DB_PATH set, and once more with ENABLE_RERANKING=true), and
+// each query runs through fts_search_context (the OR of its words),
+// semantic_search_context and hybrid_search_context; the same texts,
+// uploaded one per document to a knowledge container, are searched with
+// Keyword, Semantic and Hybrid (top 10). Reported: the share of queries
+// whose entry ranks first, in the top 5 and in the top 10, over all pairs
+// and per split.
 
 // paraRun is one tool's result on the set: per pair (in set order) the
 // 1-based rank of the pair's entry, 0 when it is not in the top 100.
 type paraRun struct {
-	method string // semantic, hybrid, hybrid (no rerank)
+	method string // fts (OR), semantic, hybrid, each +rerank; knowledge modes
 	ranks  []int
 }
 
@@ -105,27 +110,76 @@ func evaluateParaphrase(ctx context.Context, set *paraphrase.Set, dir string) ([
 		return nil, err
 	}
 	var runs []paraRun
-	for _, m := range []struct {
-		name   string
-		search func(context.Context, *contextd.Engine, string) ([]string, error)
-	}{{"semantic", semanticIDs}, {"hybrid", hybridIDs}} {
-		run, err := rankParaphrase(ctx, eng, set, target, m.name, m.search)
-		if err != nil {
+	for _, rerank := range []string{"", "true"} {
+		if rerank != "" {
 			eng.Close()
+			if eng, err = open(map[string]string{"ENABLE_RERANKING": rerank}); err != nil {
+				return nil, err
+			}
+		}
+		suffix := map[string]string{"": "", "true": "+rerank"}[rerank]
+		for _, m := range []struct {
+			name   string
+			search func(context.Context, *contextd.Engine, string) ([]string, error)
+		}{{"fts (OR)", ftsIDs}, {"semantic", semanticIDs}, {"hybrid", hybridIDs}} {
+			run, err := rankParaphrase(ctx, eng, set, target, m.name+suffix, m.search)
+			if err != nil {
+				eng.Close()
+				return nil, err
+			}
+			runs = append(runs, run)
+		}
+	}
+	defer eng.Close()
+	kr, err := knowledgeParaphrase(ctx, eng, set)
+	if err != nil {
+		return nil, err
+	}
+	return append(runs, kr...), nil
+}
+
+// knowledgeParaphrase uploads every distractor and entry as one knowledge
+// document of a new container and ranks each pair's entry with Keyword,
+// Semantic and Hybrid (a document's rank is its first chunk's).
+func knowledgeParaphrase(ctx context.Context, eng *contextd.Engine, set *paraphrase.Set) ([]paraRun, error) {
+	svc := eng.KnowledgeService()
+	acc := persist.Access{Principal: "eval"}
+	c, err := svc.Create(ctx, acc, nil, "paraphrase", "")
+	if err != nil {
+		return nil, err
+	}
+	name := func(i int) string { return fmt.Sprintf("m%04d.txt", i) }
+	texts := append(append([]string(nil), set.Distractors...), make([]string, len(set.Pairs))...)
+	for i, p := range set.Pairs {
+		texts[len(set.Distractors)+i] = p.Entry
+	}
+	for i, t := range texts {
+		if _, err := svc.Upload(ctx, acc, c, knowledge.File{Name: name(i), Data: []byte(t)}); err != nil {
+			return nil, fmt.Errorf("knowledge upload: %w", err)
+		}
+	}
+	if err := svc.WaitIdle(ctx); err != nil {
+		return nil, err
+	}
+	target := make([]string, len(set.Pairs))
+	for i := range set.Pairs {
+		target[i] = name(len(set.Distractors) + i)
+	}
+	var runs []paraRun
+	for _, mode := range []string{knowledge.Keyword, knowledge.Semantic, knowledge.Hybrid} {
+		run, err := rankParaphrase(ctx, eng, set, target, "knowledge "+mode, func(ctx context.Context, _ *contextd.Engine, q string) ([]string, error) {
+			res, err := svc.Search(ctx, acc, c, knowledge.Query{Text: q, Mode: mode, TopK: 10})
+			if err != nil {
+				return nil, err
+			}
+			return resultIDs(res.Hits, func(h knowledge.Hit) string { return h.Name }), nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		runs = append(runs, run)
 	}
-	eng.Close()
-	if eng, err = open(map[string]string{"ENABLE_RERANKING": "false"}); err != nil {
-		return nil, err
-	}
-	defer eng.Close()
-	run, err := rankParaphrase(ctx, eng, set, target, "hybrid (ENABLE_RERANKING=false)", hybridIDs)
-	if err != nil {
-		return nil, err
-	}
-	return append(runs, run), nil
+	return runs, nil
 }
 
 // storeParaphrase stores distractors then entries (so no id order favours

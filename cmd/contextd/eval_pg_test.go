@@ -22,6 +22,7 @@ import (
 // except semantic search, measured at 0.2256 once chunk vectors are
 // stored as codes (the h-quant2 default).
 func TestCranfieldEvalPostgreSQL(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
 	}
@@ -65,6 +66,7 @@ func TestCranfieldEvalPostgreSQL(t *testing.T) {
 // measured values (README). About 4.5 minutes on PGlite with the machine
 // loaded (storing 1,400 entries through WebAssembly PostgreSQL).
 func TestCranfieldEvalPgvector(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(filepath.Join(cranfieldDir, "cran.qry")); err != nil {
 		t.Skipf("Cranfield data not found at %s: %v", cranfieldDir, err)
 	}

@@ -13,18 +13,20 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/fakeapi"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/builtin"
 )
 
 // TestFaultKillDuringMigration injects SIGKILL into `contextd migrate
 // reembed` half-way (a slow embedding provider, 5 ms a text, and the kill
-// after 0.8 s of about 1.5 s). Checked afterwards: the interrupted
+// once half the texts were sent). Checked afterwards: the interrupted
 // migration left the old model recorded (the server still refuses the new
 // one rather than serving mixed vectors), a second run completes, and
 // then every entry is present once with exactly one set of chunks (no
 // duplicate chunk rows) and the server answers semantic search with the
 // new model.
 func TestFaultKillDuringMigration(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ctx.db")
@@ -59,7 +61,21 @@ func TestFaultKillDuringMigration(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(800 * time.Millisecond)
+	// Kill once the provider has been sent half the texts (it was a fixed
+	// 0.8 s, which a loaded machine can stretch past the whole migration
+	// or cut before its first batch).
+	testtier.WaitFor(t, time.Minute, "half the texts sent to the provider", func() bool {
+		sent := 0
+		for _, r := range slowSrv.Requests() {
+			var body struct {
+				Input []string `json:"input"`
+			}
+			if r.JSON(&body) == nil {
+				sent += len(body.Input)
+			}
+		}
+		return sent >= n/2
+	})
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,7 @@ import (
 // unusable, rebuilt, and the same answers; and the killed writer's
 // temporary file is removed by the next snapshot once stale.
 func TestFaultKillDuringSnapshot(t *testing.T) {
+	t.Parallel()
 	for _, c := range []snapCase{
 		// Stopped at the first write into the temporary file: part of the
 		// graph is written.

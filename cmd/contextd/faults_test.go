@@ -125,6 +125,7 @@ func paragraph(i int) string {
 // restart without the limit every acknowledged entry is there and the
 // failed one is not.
 func TestFaultFullDisk(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("prlimit (util-linux) is not installed")
 	}
@@ -224,6 +225,7 @@ func TestFaultLockHolder(t *testing.T) {
 // message after about the busy timeout, never hangs; reads keep working
 // (WAL); once the lock is released the next store succeeds.
 func TestFaultLockedByAnotherProcess(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ctx.db")
 	p := start(t, "HOME="+dir, "DB_PATH="+db, "SQLITE_BUSY_TIMEOUT_MS=500")

@@ -9,6 +9,7 @@ import (
 // (by -url, and by FASTMCP_PORT on 127.0.0.1), 1 once it is gone, and 78
 // for a FASTMCP_PORT that is not a port.
 func TestHealthCommand(t *testing.T) {
+	t.Parallel()
 	p := startHTTP(t)
 	url := "http://" + p.addr + "/health"
 	if code, out, errOut := runCLI(t, nil, "health", "-url", url); code != exitOK || out != "ok\n" {

@@ -18,12 +18,15 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // TestHTTPTransportAndSIGTERM serves MCP_TRANSPORT=http with a simple
 // token, checks /health and an authenticated call, then stops the binary
 // with SIGTERM and expects a clean exit.
 func TestHTTPTransportAndSIGTERM(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -44,16 +47,16 @@ func TestHTTPTransportAndSIGTERM(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	base := "http://127.0.0.1:" + port
 	var body []byte
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Get(base + "/health")
-		if err == nil {
-			body, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-			break
+	if !testtier.Until(20*time.Second, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get(base + "/health"); err != nil {
+			return false
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("server never answered /health: %v (stderr %s)", err, stderr.String())
-		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return true
+	}) {
+		t.Fatalf("server never answered /health: %v (stderr %s)", err, stderr.String())
 	}
 	if string(body) != `{"status":"ok"}` {
 		t.Fatalf("/health: %s", body)

@@ -30,13 +30,20 @@ type httpProc struct {
 
 func startHTTP(t *testing.T, env ...string) *httpProc {
 	t.Helper()
+	return startHTTPOf(t, binary, env...)
+}
+
+// startHTTPOf is startHTTP for the executable bin (another build, for a
+// measurement side by side with this tree's).
+func startHTTPOf(t *testing.T, bin string, env ...string) *httpProc {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	cmd := exec.Command(binary)
+	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DB_PATH=" + filepath.Join(t.TempDir(), "ctx.db"),
 		"MCP_TRANSPORT=http", "FASTMCP_HOST=127.0.0.1", "FASTMCP_PORT=" + port}, env...)
 	p := &httpProc{cmd: cmd, addr: "127.0.0.1:" + port, done: make(chan error, 1), stderr: &syncBuffer{}}
@@ -115,6 +122,7 @@ func slowPost(addr string, interval time.Duration, maxBytes int) <-chan slowResu
 // TestSlowBodyReadDeadline: four connections sending one byte every 2 s
 // are answered 408 and closed at MCP_HTTP_READ_TIMEOUT_S.
 func TestSlowBodyReadDeadline(t *testing.T) {
+	t.Parallel()
 	p := startHTTP(t, "MCP_HTTP_READ_TIMEOUT_S=4")
 	var res []<-chan slowResult
 	for range 4 {
@@ -134,6 +142,7 @@ func TestSlowBodyReadDeadline(t *testing.T) {
 // their bodies exits 0 within SHUTDOWN_TIMEOUT_S (the read deadline, 60 s
 // by default, is far away); the clients are answered 503 and closed.
 func TestSlowBodySIGTERM(t *testing.T) {
+	t.Parallel()
 	p := startHTTP(t, "SHUTDOWN_TIMEOUT_S=6")
 	var res []<-chan slowResult
 	for range 4 {

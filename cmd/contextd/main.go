@@ -67,6 +67,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return runDocs(ctx, args[1:], stdout, stderr)
 		case "health":
 			return runHealth(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "ui":
+			return runUI(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "reembed": // the name before `migrate`, kept as an alias
 			if code, done := parseCommand("reembed", args[1:], reembedUsage, stdout, stderr); done {
 				return code
@@ -157,11 +159,8 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	}
 	// stdout carries only protocol bytes; diagnostics go to stderr.
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
-	cfg.Engine.Knowledge.Logger = cfg.Server.Logger
-	eng, err := contextd.Open(ctx, cfg.Engine)
-	if err != nil {
-		msg, code := openFailure(cfg.Engine, err)
-		fmt.Fprintf(stderr, "contextd: %s\n", msg)
+	eng, code := openEngine(ctx, cfg.Engine, cfg.Server.Logger, stderr)
+	if eng == nil {
 		return code
 	}
 	defer eng.Close()
@@ -241,6 +240,9 @@ commands:
             generate docs/tools.md and docs/configuration.md from the code
   health [-url URL]
             ask a running HTTP server for /health (container health checks)
+  ui [-port N]
+            serve the web page on 127.0.0.1 for the local user and print
+            a one-time login link (the HTTP transport serves it at /ui)
 
 Every command answers -h or --help with its usage.
 `
@@ -285,4 +287,23 @@ func runReembed(ctx context.Context, lookupEnv func(string) (string, bool), stde
 		return exitFail
 	}
 	return exitOK
+}
+
+// openEngine opens the engine of configuration e for serve and ui, its
+// log going to log; on failure it says why on stderr and returns the exit
+// code. Index rebuild progress, and why a snapshot was not used, go to
+// stderr whatever LOG_LEVEL says (ERROR by default): a start-up that
+// rebuilds 100k entries takes seconds an operator should see explained.
+func openEngine(ctx context.Context, e contextd.Config, log *slog.Logger, stderr io.Writer) (*contextd.Engine, int) {
+	e.Logger = log
+	if e.FTS.Progress == nil {
+		e.FTS.Progress = stderr
+	}
+	eng, err := contextd.Open(ctx, e)
+	if err != nil {
+		msg, code := openFailure(e, err)
+		fmt.Fprintf(stderr, "contextd: %s\n", msg)
+		return nil, code
+	}
+	return eng, 0
 }

@@ -119,6 +119,7 @@ func resultText(r *mcp.CallToolResult) string {
 }
 
 func TestStdioServerOnFreshHome(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := start(t, "HOME="+home)
 	ctx := context.Background()
@@ -154,6 +155,7 @@ func TestStdioServerOnFreshHome(t *testing.T) {
 }
 
 func TestBadConfigurationExits78(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, env, want string }{
 		{"truncation length", "SEARCH_TRUNCATION_LENGTH=5", "SEARCH_TRUNCATION_LENGTH"},
 		{"blank db path", "DB_PATH=", "DB_PATH"},
@@ -185,6 +187,7 @@ func TestBadConfigurationExits78(t *testing.T) {
 // acknowledged store survives, the change log is contiguous with an insert
 // row for each, and a restarted server serves them.
 func TestKillLosesNoAcknowledgedWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ctx.db")
 	p := start(t, "HOME="+dir, "DB_PATH="+db)

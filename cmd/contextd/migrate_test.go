@@ -98,6 +98,7 @@ func contextdRun(t *testing.T, env []string, args ...string) (int, string) {
 // Decompressing then lets a server with compression off start, and one
 // with it on exits 78 again.
 func TestMigrateCompressKill_C14(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ctx.db")
 	n := 3000
@@ -122,7 +123,7 @@ func TestMigrateCompressKill_C14(t *testing.T) {
 		if mid = forms(t, db); mid.Code > 0 {
 			break
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // a tight poll: the kill lands at the first compressed chunk
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()

@@ -14,6 +14,7 @@ import (
 // every interface (IPv4 and IPv6) or on a LAN address exits 78 before it
 // listens, and stderr names both fixes and the opt-in.
 func TestProtectedModeRefuses(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"0.0.0.0", "::", "192.0.2.10"} // 192.0.2.10: TEST-NET-1, any non-loopback address
 	if lan := lanAddress(); lan != "" {
 		hosts = append(hosts, lan)
@@ -40,6 +41,7 @@ func TestProtectedModeRefuses(t *testing.T) {
 // interface with simple_token or jwt, and every interface with the
 // opt-in all serve (startHTTP waits for /health over loopback).
 func TestProtectedModeServes(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{
 		nil, // startHTTP's own FASTMCP_HOST=127.0.0.1, auth none
 		{"FASTMCP_HOST=localhost"},

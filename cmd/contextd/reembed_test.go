@@ -47,6 +47,7 @@ func ollamaHandler(dim int) func(r fakeapi.Request) fakeapi.Reply {
 // server configured with another model (exit 78, naming the migration),
 // `contextd migrate reembed` migrates it, and the server then starts.
 func TestEmbeddingModelChange(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "ctx.db")
 	ctx := contextd.WithPrincipal(context.Background(), contextd.Principal{ID: "local"})
 	eng, err := contextd.Open(ctx, contextd.Config{DBPath: db, Embedding: contextd.EmbeddingConfig{Embedder: &builtin.Embedder{}}})

@@ -72,6 +72,7 @@ func seesAll(t *testing.T, ctx context.Context, p *proc, ids []string, word stri
 // write it acknowledged is readable through the other, and the other
 // keeps serving.
 func TestTwoReplicas(t *testing.T) {
+	t.Parallel()
 	url, schema := pgtest.Schema(t)
 	ctx := context.Background()
 	a := start(t, replicaEnv(t, url, schema)...)

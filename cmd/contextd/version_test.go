@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestPseudoRevision(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[string]string{
 		"v0.0.0-20261204135152-48ef509abcde":              "48ef509abcde",
 		"v0.0.0-20261204135152-48ef509abcde+dirty":        "48ef509abcde",

@@ -44,6 +44,14 @@ func (c *Catalog) List(q Query, meta []MetaCond, offset, limit int) ([]string, e
 		w.lo, w.hi = dateBounds(q)
 		q.Start, q.End = nil, nil
 	}
+	if p := q.Before; p != nil {
+		// Keyset paging (a scan that goes on from its last entry): the
+		// walk starts among the caller's candidates, so entries the
+		// caller cannot read cost nothing here, where SQL's walk of the
+		// created_at index stepped over every one of them.
+		w.before, w.beforeAt, w.beforeID = true, p.CreatedAt.UnixMicro(), p.ID
+		w.hi = min(w.hi, w.beforeAt)
+	}
 	b := c.allowed(q)
 	var err error
 	if w.lazy, err = c.narrow(b, meta); err != nil {
@@ -57,6 +65,11 @@ func (c *Catalog) List(q Query, meta []MetaCond, offset, limit int) ([]string, e
 type walk struct {
 	lo, hi int64
 	lazy   []lazyCond
+	// before: only ids below beforeID among the entries created at
+	// beforeAt (keyset paging, Query.Before; hi is at most beforeAt).
+	before   bool
+	beforeAt int64
+	beforeID string
 }
 
 // lazyCond is a condition tested per candidate.
@@ -208,6 +221,9 @@ func (c *Catalog) page(b *roaring.Bitmap, w walk, offset, limit int) []string {
 			o := uint32(i*64 + bit)
 			at := c.created[o]
 			if at < w.lo || at > w.hi || len(h) == k && (at < c.created[h[0]] || !c.newer(o, h[0])) {
+				continue
+			}
+			if w.before && at == w.beforeAt && c.slots[o].id >= w.beforeID {
 				continue
 			}
 			if !passes(w.lazy, o) {

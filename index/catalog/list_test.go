@@ -12,7 +12,8 @@ import (
 // TestListOracle: List equals the naive answer (every allowed ordinal
 // tested against every condition, sorted newest first, then paged) over
 // thousands of entries spread over several blocks, in and out of arrival
-// order, with equal creation times, across replacements and removals.
+// order, with equal creation times, with keyset positions, across
+// replacements and removals.
 func TestListOracle(t *testing.T) {
 	u := newUniverse(11)
 	c := NewMeta()
@@ -55,6 +56,10 @@ func TestListOracle(t *testing.T) {
 				}
 				ok = ok && p(col, o, col.get(o))
 			}
+			if p := q.Before; p != nil {
+				at, id := c.created[o], c.slots[o].id
+				ok = ok && (at < p.CreatedAt.UnixMicro() || at == p.CreatedAt.UnixMicro() && id < p.ID)
+			}
 			if ok {
 				ords = append(ords, o)
 			}
@@ -79,6 +84,16 @@ func TestListOracle(t *testing.T) {
 			q.IDs = nil
 			meta := conds[u.r.IntN(len(conds))]
 			offset, limit := u.r.IntN(40), u.r.IntN(60)
+			if u.r.IntN(2) == 0 {
+				// Keyset paging from a place that is often an entry's own
+				// (ties on the creation time decided by the id).
+				at := u.base.Add(time.Duration(u.r.IntN(n/2)) * time.Second)
+				id := fmt.Sprintf("e%05d", u.r.IntN(n))
+				if o, ok := c.Ordinal(id); ok && u.r.IntN(2) == 0 {
+					at = time.UnixMicro(c.created[o])
+				}
+				q.Before = &Position{CreatedAt: at, ID: id}
+			}
 			got, err := c.List(q, meta, offset, limit)
 			if err != nil {
 				t.Fatal(err)

@@ -183,7 +183,7 @@ func TestFileRefusesLargeBeforeReading(t *testing.T) {
 // context.DeadlineExceeded, even when the parser keeps running.
 func TestTimeout(t *testing.T) {
 	slow := func(ctx context.Context, _ string, _ []byte, _ Options) (*Document, error) {
-		time.Sleep(2 * time.Second) // a parser that ignores ctx
+		time.Sleep(2 * time.Second) // not a wait: a parser that ignores ctx and runs long
 		return &Document{}, nil
 	}
 	extractors["slow"] = slow

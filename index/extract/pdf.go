@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -50,9 +51,13 @@ func extractPDF(ctx context.Context, _ string, data []byte, opt Options) (*Docum
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		page := r.Page(i)
+		if err := contentWithin(page.V.Key("Contents"), opt.MaxBytes); err != nil {
+			return nil, fmt.Errorf("page %d: %w", i, err)
+		}
 		// Fonts are resolved per page: resource names like /F1 mean
 		// different fonts on different pages.
-		text, err := pageText(r.Page(i))
+		text, err := pageText(page)
 		if err != nil {
 			return nil, malformed(PDF, fmt.Sprintf("page %d: %v", i, err))
 		}
@@ -66,6 +71,48 @@ func extractPDF(ctx context.Context, _ string, data []byte, opt Options) (*Docum
 	}
 	doc.Text = out.String()
 	return doc, nil
+}
+
+// contentWithin inflates a page's content streams (one stream, or an
+// array of them), counting their bytes without keeping them, and refuses
+// the page once they hold more than limit. The PDF library's interpreter
+// reads a content stream with no bound: a flate bomb of one 256 MiB
+// string took 1.9 GB of RSS through upload_file and ran past the 30 s
+// deadline. Counting first costs a second inflation of honest pages'
+// content (the interpreter's own is the first), and stops a bomb after
+// limit bytes: 32 MiB by default, more than any page's operators hold.
+// A stream the library cannot read is left to pageText, which reports it.
+func contentWithin(v pdf.Value, limit int64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == errInterrupted || r == errReadBudget {
+				panic(r) // the extraction's own stop, handled by As
+			}
+			err = nil
+		}
+	}()
+	var n int64
+	count := func(s pdf.Value) error {
+		if s.Kind() != pdf.Stream {
+			return nil
+		}
+		rc := s.Reader()
+		defer rc.Close()
+		m, _ := io.Copy(io.Discard, io.LimitReader(rc, limit-n+1))
+		if n += m; n > limit {
+			return tooLarge("the page's content", n, limit)
+		}
+		return nil
+	}
+	if v.Kind() == pdf.Array {
+		for i := range v.Len() {
+			if err := count(v.Index(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return count(v)
 }
 
 // cleanLines trims every line and drops blank ones: PDF text objects

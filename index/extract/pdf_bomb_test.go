@@ -56,10 +56,13 @@ func processCPU() time.Duration {
 // TestPDFBombsEnd: a self-referencing page tree and two flate bombs (a
 // content stream inflating to 256 MiB of show-text operators, and to one
 // string of 256 MiB) each end with an error within the extraction's
-// deadline, the heap stays far below the inflated size, and once the
-// call has returned no goroutine of it runs: the process's CPU time
-// stands still over the next second (a parse left running, as the cycle
-// once was, burns a core for good).
+// deadline with the heap far below the inflated size, and once the call
+// has returned no goroutine of it runs: the process's CPU time stands
+// still over the next second (a parse left running, as the cycle once
+// was, burns a core for good). The bombs are refused by contentWithin
+// after MaxBytes of inflated content (35-40 ms, 1 MiB of heap); before
+// it, the library's interpreter inflated until the deadline, and its heap
+// followed how fast it got there (9-93 MiB at load 20, 279 MiB at load 4).
 func TestPDFBombsEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("inflates 512 MiB")
@@ -104,8 +107,8 @@ func TestPDFBombsEnd(t *testing.T) {
 			if took > timeout+time.Second {
 				t.Fatalf("ended after %s, deadline %s: %v", took, timeout, err)
 			}
-			if peak > 256<<20 {
-				t.Fatalf("peak heap %d MiB", peak>>20)
+			if peak > 64<<20 {
+				t.Fatalf("peak heap %d MiB: %v", peak>>20, err)
 			}
 			waitGoroutines(t, before)
 			cpu0 := processCPU()

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/contextd/contextd/cerrors"
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // cyclicPDF is a minimal PDF whose page tree's only kid is the tree
@@ -66,11 +68,5 @@ func TestPDFDeadlineStopsParser(t *testing.T) {
 // waitGoroutines waits until at most n goroutines run.
 func waitGoroutines(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines still run, %d before", runtime.NumGoroutine(), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testtier.WaitFor(t, 5*time.Second, fmt.Sprintf("at most %d goroutines", n), func() bool { return runtime.NumGoroutine() <= n })
 }

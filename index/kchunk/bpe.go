@@ -120,6 +120,14 @@ func (t *Tokenizer) merge(piece string) []uint16 {
 	if _, ok := t.ranks[piece]; ok || len(piece) == 1 {
 		return []uint16{uint16(len(piece))}
 	}
+	if len(piece) > longPiece {
+		return t.mergeLong(piece)
+	}
+	return t.mergeScan(piece)
+}
+
+// mergeScan is merge by rescanning the piece after every join.
+func (t *Tokenizer) mergeScan(piece string) []uint16 {
 	const none = int(^uint(0) >> 1)
 	b := make([]int, len(piece)+1) // token boundaries
 	for i := range b {

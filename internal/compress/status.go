@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -12,17 +13,7 @@ import (
 // once the provenance is recorded, {enabled: false, available: false}
 // with compression off, {enabled: true, available: false, message} while
 // it is on but not bootstrapped.
-type Status struct {
-	Enabled       bool    `json:"enabled"`
-	Available     bool    `json:"available"`
-	Provider      string  `json:"provider,omitempty"`
-	Bits          int     `json:"bits,omitempty"`
-	Variant       string  `json:"variant,omitempty"`
-	Seed          *uint32 `json:"seed,omitempty"`
-	Dim           int     `json:"dim,omitempty"`
-	MaxConcurrent int     `json:"max_concurrent,omitempty"`
-	Message       string  `json:"message,omitempty"`
-}
+type Status = api.CompressionStatus
 
 // NotBootstrapped is C.15's message for compression that is on while the
 // database has no compression provenance (the start-up check records it;

@@ -4,7 +4,7 @@
 //
 //	m := deployment.Metrics("sqlite", store.PoolStats())
 //	if !operator {
-//		m = m.Private() // the same keys; the activity counters are zero
+//		m = deployment.Private(m) // the same keys; the activity counters are zero
 //	}
 //
 // The requirements (R-060, C.15) make database_size_mb,
@@ -25,37 +25,17 @@ import (
 	"math"
 	"time"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
 )
 
 // ConnectionMetrics describes the database connections of the deployment
 // (C.15), from the store's PoolStats. This build has no circuit breaker
-// (CIRCUIT_BREAKER_* are validated for one), so circuit_state is "none".
-// last_error is a kind in fixed words, never a driver message; it and
-// last_error_time are null before any failure. health_checks and
-// health_check_failures count the checks of idle pool connections
+// (CIRCUIT_BREAKER_* are validated for one), so circuit_state is "none";
+// health_checks count the checks of idle pool connections
 // (POOL_HEALTH_CHECK_INTERVAL_S).
-type ConnectionMetrics struct {
-	BackendType         string  `json:"backend_type"`
-	PoolSize            int     `json:"pool_size"`
-	TotalQueries        int64   `json:"total_queries"`
-	FailedQueries       int64   `json:"failed_queries"`
-	CircuitState        string  `json:"circuit_state"`
-	ConsecutiveFailures int64   `json:"consecutive_failures"`
-	LastError           *string `json:"last_error"`
-	LastErrorTime       *string `json:"last_error_time"`
-	TotalConnections    int64   `json:"total_connections"`
-	ActiveConnections   int     `json:"active_connections"`
-	FailedConnections   int64   `json:"failed_connections"`
-	WriteQueueSize      int     `json:"write_queue_size"`
-	OpenConnections     int     `json:"open_connections"`
-	IdleConnections     int     `json:"idle_connections"`
-	WaitCount           int64   `json:"wait_count"`
-	WaitDurationMS      float64 `json:"wait_duration_ms"`
-	HealthChecks        int64   `json:"health_checks"`
-	HealthCheckFailures int64   `json:"health_check_failures"`
-}
+type ConnectionMetrics = api.ConnectionMetrics
 
 // Metrics is connection_metrics of a store's pool statistics.
 func Metrics(backend string, p persist.PoolStats) ConnectionMetrics {
@@ -74,7 +54,7 @@ func Metrics(backend string, p persist.PoolStats) ConnectionMetrics {
 
 // Private is m as a caller who may not see deployment-wide activity gets
 // it: the configuration, and every counter zero.
-func (m ConnectionMetrics) Private() ConnectionMetrics {
+func Private(m ConnectionMetrics) ConnectionMetrics {
 	return ConnectionMetrics{BackendType: m.BackendType, PoolSize: m.PoolSize, CircuitState: m.CircuitState}
 }
 

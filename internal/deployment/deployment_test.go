@@ -25,7 +25,7 @@ func TestMetricsAndPrivate(t *testing.T) {
 	if string(full) != want {
 		t.Fatalf("metrics\n got %s\nwant %s", full, want)
 	}
-	priv, _ := json.Marshal(m.Private())
+	priv, _ := json.Marshal(Private(m))
 	wantPriv := `{"backend_type":"sqlite","pool_size":9,"total_queries":0,"failed_queries":0,"circuit_state":"none",` +
 		`"consecutive_failures":0,"last_error":null,"last_error_time":null,"total_connections":0,"active_connections":0,` +
 		`"failed_connections":0,"write_queue_size":0,"open_connections":0,"idle_connections":0,"wait_count":0,` +

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/chunk"
 	"github.com/contextd/contextd/internal/compress"
+	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/quant"
 )
@@ -69,20 +71,33 @@ func (g *Generator) EmbedText(ctx context.Context, text string) (*persist.Embedd
 		return nil, fmt.Errorf("chunking: %w", err)
 	}
 	out := &persist.Embeddings{Model: em.Model(), Dim: em.Dim(), Chunks: make([]persist.ChunkVector, len(chunks))}
+	// A fixed number of workers, as many as may embed at once, rather than
+	// a goroutine a chunk: a 10 MiB text has about 7,700 chunks, and their
+	// goroutines, each parked on the semaphore with its stack, were tens of
+	// megabytes of a large batch's peak.
 	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
 	for i, c := range chunks {
 		out.Chunks[i] = persist.ChunkVector{Index: c.Index, Start: c.Start, End: c.End}
-		if len(chunks) == 1 {
-			errs[i] = g.embedChunk(ctx, em, c.Text, &out.Chunks[i])
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = g.embedChunk(ctx, em, c.Text, &out.Chunks[i])
-		}()
 	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(chunks) {
+				return
+			}
+			errs[i] = g.embedChunk(ctx, em, chunks[i].Text, false, &out.Chunks[i])
+			if errs[i] != nil {
+				next.Store(int64(len(chunks))) // the call fails: stop the others
+			}
+		}
+	}
+	workers := min(len(chunks), cap(g.embedSem))
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -93,17 +108,27 @@ func (g *Generator) EmbedText(ctx context.Context, text string) (*persist.Embedd
 	return out, nil
 }
 
-// embedChunk embeds one chunk under the concurrency bound.
-func (g *Generator) embedChunk(ctx context.Context, em Embedder, text string, into *persist.ChunkVector) error {
+// embedChunk embeds one chunk, or a search query (query: through the
+// embedder's EmbedQuery when it has one), under the concurrency bound.
+func (g *Generator) embedChunk(ctx context.Context, em Embedder, text string, query bool, into *persist.ChunkVector) error {
 	select {
 	case g.embedSem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-g.embedSem }()
-	vs, err := em.Embed(ctx, []string{text})
-	if err != nil {
-		return err
+	var vs [][]float32
+	if qe, ok := em.(model.QueryEmbedder); ok && query {
+		v, err := qe.EmbedQuery(ctx, text)
+		if err != nil {
+			return err
+		}
+		vs = [][]float32{v}
+	} else {
+		var err error
+		if vs, err = em.Embed(ctx, []string{text}); err != nil {
+			return err
+		}
 	}
 	if len(vs) != 1 {
 		return fmt.Errorf("embedding provider returned %d vectors for 1 text", len(vs))
@@ -119,7 +144,7 @@ func (g *Generator) embedChunk(ctx context.Context, em Embedder, text string, in
 // concurrency bound as the entries. It needs an embedder.
 func (g *Generator) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
 	var v persist.ChunkVector
-	if err := g.embedChunk(ctx, g.Embedder(), q, &v); err != nil {
+	if err := g.embedChunk(ctx, g.Embedder(), q, true, &v); err != nil {
 		return nil, err
 	}
 	return v.Vector, nil
@@ -202,7 +227,7 @@ func (g *Generator) checkModel(ctx context.Context, st ModelStore) error {
 			return fmt.Errorf("read embeddings: %w", err)
 		}
 		if len(some) > 0 {
-			return fmt.Errorf("%w: the database holds vectors of %s (%d dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM configure %s (%d dimensions); run `%s` to regenerate them with the configured model, or configure the recorded one",
+			return fmt.Errorf("%w: the database holds vectors of %s (%d dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM (or EMBEDDING_MODEL_PATH) configure %s (%d dimensions); run `%s` to regenerate them with the configured model, or configure the recorded one",
 				cerrors.ErrEmbeddingModelChanged, got.Model, got.Dim, want.Model, want.Dim, ReembedCommand)
 		}
 	}

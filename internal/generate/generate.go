@@ -36,6 +36,9 @@ type Options struct {
 	Summary   SummaryOptions
 	Nodes     NodeOptions
 	Embedding EmbeddingOptions
+	// TextBudget bounds the bytes of text generated at once over all
+	// calls (budget.go); 0 means DefaultTextBudget.
+	TextBudget int64
 }
 
 // Generator produces the model artifacts of entries and bounds the
@@ -44,6 +47,7 @@ type Generator struct {
 	opts     Options
 	sumSem   chan struct{} // SUMMARY_MAX_CONCURRENT, shared with node summaries
 	embedSem chan struct{} // EMBEDDING_MAX_CONCURRENT
+	budget   *textBudget   // bytes of text generated at once
 	codec    *compress.Codec
 	codecErr error       // reported by CheckModel
 	checked  atomic.Bool // CheckModel confirmed the provenance
@@ -59,7 +63,11 @@ func New(opts Options) *Generator {
 	if ne <= 0 {
 		ne = 3
 	}
-	g := &Generator{opts: opts, sumSem: make(chan struct{}, ns), embedSem: make(chan struct{}, ne)}
+	tb := opts.TextBudget
+	if tb <= 0 {
+		tb = DefaultTextBudget
+	}
+	g := &Generator{opts: opts, sumSem: make(chan struct{}, ns), embedSem: make(chan struct{}, ne), budget: newTextBudget(tb)}
 	if em := opts.Embedding.Embedder; em != nil {
 		g.codec, g.codecErr = compress.New(opts.Embedding.Compression, em.Dim())
 	}
@@ -189,6 +197,13 @@ func repairText(s string) string {
 // Generate produces the artifacts of one entry. When a mandatory leg
 // fails, the error (cerrors.ErrGeneration) names every failed leg.
 func (g *Generator) Generate(ctx context.Context, job Job) (*Result, error) {
+	if g.Embedder() != nil || g.Summarizer() != nil {
+		n, err := g.budget.acquire(ctx, int64(len(job.Text)))
+		if err != nil {
+			return nil, err
+		}
+		defer g.budget.release(n)
+	}
 	r := &Result{}
 	var (
 		mu   sync.Mutex

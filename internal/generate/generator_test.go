@@ -24,7 +24,7 @@ func (p *peak) enter() {
 	p.cur++
 	p.max = max(p.max, p.cur)
 	p.mu.Unlock()
-	time.Sleep(2 * time.Millisecond) // let the others pile up
+	time.Sleep(2 * time.Millisecond) // not a wait: each call lasts a while, so concurrent ones overlap and the peak counts them
 }
 
 func (p *peak) leave() {
@@ -244,7 +244,7 @@ func TestCheckModel(t *testing.T) {
 	}
 	st = &fakeModelStore{model: persist.EmbeddingModel{Model: "old", Dim: 8}, ok: true, docs: []persist.VectorDoc{{ID: "x"}}}
 	err := g.CheckModel(ctx, st)
-	want := "embedding model changed: the database holds vectors of old (8 dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM configure fake (4 dimensions); run `contextd migrate reembed` to regenerate them with the configured model, or configure the recorded one"
+	want := "embedding model changed: the database holds vectors of old (8 dimensions) but EMBEDDING_MODEL/EMBEDDING_DIM (or EMBEDDING_MODEL_PATH) configure fake (4 dimensions); run `contextd migrate reembed` to regenerate them with the configured model, or configure the recorded one"
 	if !errors.Is(err, cerrors.ErrEmbeddingModelChanged) || err.Error() != want || st.set != nil {
 		t.Fatalf("err = %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/contextd/contextd"
@@ -48,14 +49,18 @@ func TestLineProgressEveryFewSeconds(t *testing.T) {
 		t.Fatalf("LineEvery is %v: a log must get a line at least every few seconds", ingest.LineEvery)
 	}
 	// Finish stops the ticker before it returns, so the buffer is read
-	// after every write.
+	// after every write. The ticker runs on synctest's virtual clock: the
+	// sleep is a window of one and a half LineEvery that passes at once
+	// (it was 3 s of wall time).
 	var out bytes.Buffer
-	p := ingest.NewProgress(&out) // not a terminal
-	p.Start(3)
-	p.Add(1)
-	time.Sleep(ingest.LineEvery + ingest.LineEvery/2) // nothing more finishes
-	p.Add(2)
-	p.Finish()
+	synctest.Test(t, func(t *testing.T) {
+		p := ingest.NewProgress(&out) // not a terminal
+		p.Start(3)
+		p.Add(1)
+		time.Sleep(ingest.LineEvery + ingest.LineEvery/2) // virtual: nothing more finishes
+		p.Add(2)
+		p.Finish()
+	})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) < 3 || lines[0] != "contextd ingest: 3 files to sync" ||
 		!strings.HasPrefix(lines[1], "contextd ingest: 1/3 files done") ||

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -146,31 +148,43 @@ func TestWatchDebounces(t *testing.T) {
 		done <- Watch(ctx, dir, 150*time.Millisecond, func(context.Context) error { syncs.Add(1); return nil },
 			func(err error) { t.Error(err) })
 	}()
-	time.Sleep(100 * time.Millisecond) // the watcher is set up
+	// The watcher is set up once a change is seen: a probe file is written
+	// until a sync follows (the first write can come before Watch watches
+	// the directory, and its event is then lost).
+	// A sync comes a debounce (150 ms) after the write: a probe is
+	// rewritten only after 4 debounces without one.
+	for attempt := 0; syncs.Load() == 0; attempt++ {
+		if attempt == 20 {
+			t.Fatal("no sync after 20 writes of a probe file")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "probe.md"), []byte{byte(attempt)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testtier.Until(600*time.Millisecond, func() bool { return syncs.Load() > 0 })
+	}
+	base := syncs.Load()
 	for i := range 10 {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.md", i)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // not a wait: the burst's writes spread over 100 ms, each within the debounce
 	}
 	waitFor := func(n int32) {
 		t.Helper()
-		for start := time.Now(); syncs.Load() < n; time.Sleep(20 * time.Millisecond) {
-			if time.Since(start) > 5*time.Second {
-				t.Fatalf("%d syncs, want %d", syncs.Load(), n)
-			}
-		}
+		testtier.WaitFor(t, 5*time.Second, fmt.Sprintf("%d syncs (%d so far)", n, syncs.Load()-base), func() bool { return syncs.Load()-base >= n })
 	}
 	waitFor(1)
-	time.Sleep(400 * time.Millisecond)
-	if got := syncs.Load(); got != 1 {
+	time.Sleep(400 * time.Millisecond) // not a wait: a window of more than two debounces in which a second sync would come
+	if got := syncs.Load() - base; got != 1 {
 		t.Fatalf("a burst of 10 writes gave %d syncs", got)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "new"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Watch adds a new directory on its creation event, before the
+	// debounced sync that event starts: once that sync ran, the
+	// directory is watched.
 	waitFor(2)
-	time.Sleep(100 * time.Millisecond) // the new directory is watched
 	if err := os.WriteFile(filepath.Join(dir, "new", "g.md"), []byte("y"), 0o644); err != nil {
 		t.Fatal(err)
 	}

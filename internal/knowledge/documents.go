@@ -193,7 +193,7 @@ func docOf(e *persist.Entry) (Doc, bool) {
 	if !ok || r.Kind != "document" {
 		return Doc{}, false
 	}
-	return Doc{ID: e.ID, Name: r.Name, Path: r.Path, Size: r.Size, Status: r.Status, Error: r.Error,
+	return Doc{ID: e.ID, Name: r.Name, Path: r.Path, Size: r.sizeOf(e.Text, hashText(e.Text)), Status: r.Status, Error: r.Error,
 		CreatedAt: e.CreatedAt, Text: e.Text, ext: Ext(r.Name)}, true
 }
 

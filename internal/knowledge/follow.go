@@ -106,14 +106,13 @@ func (s *Service) applyDoc(ctx context.Context, e *persist.Entry) error {
 		return nil
 	}
 	h := hashText(e.Text)
-	d := &docIndex{container: r.Container, path: r.Path, gen: r.Generation, job: r.Job, size: r.Size,
+	d := &docIndex{container: r.Container, path: r.Path, gen: r.Generation, job: r.Job, size: r.sizeOf(e.Text, h),
 		status: r.Status, hash: h, model: r.Model, dims: r.Dims}
 	d.indexedAt, _ = time.Parse(indexedAtLayout, r.IndexedAt)
 	// Text changed by the context tools (update_context) since ingestion:
 	// the chunks, vectors and size follow the new text.
-	edited := r.Hash != "" && r.Hash != h
+	edited := r.edited(h)
 	if edited {
-		d.size = int64(len(e.Text))
 		d.model, d.dims = s.model()
 	}
 	s.adopter.note(e.ID, job{doc: e.ID, gen: r.Generation, id: r.Job}, r.Status, r.Status == Ready || r.Status == Failed, time.Now())

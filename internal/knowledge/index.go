@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -46,8 +47,7 @@ type docIndex struct {
 
 type indexedChunk struct {
 	Chunk
-	terms termCounts // the exact stream's term counts
-	stems termCounts // the English stream's (keyword.go)
+	terms termCounts // the exact stream's term counts (the English stream's are derived: terms.go)
 	n     int        // tokens
 	vec   []float32
 }
@@ -60,10 +60,16 @@ func pathKey(container, p string) string { return container + "\x00" + p }
 
 // indexChunks computes the keyword streams of chunks, with their vectors
 // when vecs has one per chunk; total is the sum of their token counts.
+// The index keeps copies of the chunks' texts: a chunk the chunker or
+// chunksOf cut out of its document without a heading is a substring of
+// the whole text read from SQL, and kept it resident, 1 MB a document
+// beside its chunks (10 x 1 MB of Markdown: 9.0 MB of document texts
+// held by the index, in a heap profile after the ingestion).
 func (x *chunkIndex) indexChunks(chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
 	out = make([]indexedChunk, len(chunks))
 	var buf []byte
 	for i, c := range chunks {
+		c.Text = strings.Clone(c.Text)
 		out[i], buf = x.vocab.indexChunk(c, buf)
 		if len(vecs) == len(chunks) {
 			out[i].vec = vecs[i]

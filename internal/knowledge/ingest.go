@@ -38,14 +38,30 @@ type queue struct {
 
 func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
 
+// push queues j. After close it drops j: the document stays Pending in
+// SQL, and the next start (or another process, after AdoptAfter) ingests
+// it; the adopt loop or an upload can still be finishing as the service
+// closes.
 func (q *queue) push(j job) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
 	q.jobs = append(q.jobs, j)
 	if q.own == nil {
 		q.own = map[string]int{}
 	}
 	q.own[j.id]++
-	q.mu.Unlock()
+	q.signal()
+}
+
+// signal wakes one waiting worker, if none is already due to wake. The
+// caller holds q.mu, so close cannot close the channel under the send.
+func (q *queue) signal() {
+	if q.closed {
+		return
+	}
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -54,9 +70,11 @@ func (q *queue) push(j job) {
 
 func (q *queue) close() {
 	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	close(q.wake)
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.closed = true
+		close(q.wake)
+	}
 }
 
 // pop waits for the next job; ok is false once ctx ends or the queue is
@@ -72,14 +90,10 @@ func (q *queue) pop(ctx context.Context) (job, bool) {
 			j := q.jobs[0]
 			q.jobs = q.jobs[1:]
 			q.busy++
-			more := len(q.jobs) > 0
-			q.mu.Unlock()
-			if more { // pass the wake-up on to another worker
-				select {
-				case q.wake <- struct{}{}:
-				default:
-				}
+			if len(q.jobs) > 0 { // pass the wake-up on to another worker
+				q.signal()
 			}
+			q.mu.Unlock()
 			return j, true
 		}
 		q.mu.Unlock()
@@ -98,13 +112,10 @@ func (q *queue) pop(ctx context.Context) (job, bool) {
 // jobs and hands none out.
 func (q *queue) setPaused(p bool) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.paused = p
-	q.mu.Unlock()
 	if !p {
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
+		q.signal()
 	}
 }
 

@@ -106,6 +106,17 @@ func (q kwQuery) resolve(v *vocab) {
 	}
 }
 
+// ids are the resolved ids of every phrase of q.
+func (q kwQuery) ids() []uint32 {
+	var out []uint32
+	for _, g := range q {
+		for _, p := range g {
+			out = append(out, p.ids...)
+		}
+	}
+	return out
+}
+
 // positives are the distinct terms of q's non-negated phrases, the terms
 // a score counts.
 func (q kwQuery) positives() []string {
@@ -127,16 +138,15 @@ func (q kwQuery) positives() []string {
 	return out
 }
 
-// matches reports whether a chunk with term counts m and text text
-// satisfies q (resolved); stemmed selects the English stream. relaxed
-// OR-s q's items instead: any positive phrase of any group, and none of
-// the negations (the fallback of keywordLeg).
-func (q kwQuery) matches(m termCounts, text string, stemmed, relaxed bool, seq *chunkSeq) bool {
+// matches reports whether chunk c satisfies q (resolved) in stream st.
+// relaxed OR-s q's items instead: any positive phrase of any group, and
+// none of the negations (the fallback of keywordLeg).
+func (q kwQuery) matches(c *indexedChunk, st *kwStream, relaxed bool, seq *chunkSeq) bool {
 	if relaxed {
 		hit := false
 		for _, g := range q {
 			for _, p := range g {
-				if !p.neg && !hit && p.has(m, text, stemmed, seq) {
+				if !p.neg && !hit && p.has(c, st, seq) {
 					hit = true
 				}
 			}
@@ -146,7 +156,7 @@ func (q kwQuery) matches(m termCounts, text string, stemmed, relaxed bool, seq *
 		}
 		for _, g := range q {
 			for _, p := range g {
-				if p.neg && p.has(m, text, stemmed, seq) {
+				if p.neg && p.has(c, st, seq) {
 					return false
 				}
 			}
@@ -156,7 +166,7 @@ func (q kwQuery) matches(m termCounts, text string, stemmed, relaxed bool, seq *
 	for _, g := range q {
 		ok := true
 		for _, p := range g {
-			if p.has(m, text, stemmed, seq) == p.neg {
+			if p.has(c, st, seq) == p.neg {
 				ok = false
 				break
 			}
@@ -168,18 +178,18 @@ func (q kwQuery) matches(m termCounts, text string, stemmed, relaxed bool, seq *
 	return false
 }
 
-// has reports whether the chunk holds the phrase: every term in m, and,
-// for more than one term, the sequence in the chunk's tokens.
-func (p kwPhrase) has(m termCounts, text string, stemmed bool, seq *chunkSeq) bool {
+// has reports whether chunk c holds the phrase: every term in stream st,
+// and, for more than one term, the sequence in the chunk's tokens.
+func (p kwPhrase) has(c *indexedChunk, st *kwStream, seq *chunkSeq) bool {
 	for j, t := range p.terms {
-		if t != "" && m.get(p.ids[j]) == 0 {
+		if t != "" && st.count(c, p.ids[j]) == 0 {
 			return false
 		}
 	}
 	if len(p.terms) == 1 {
 		return true
 	}
-	toks := seq.tokens(text, stemmed)
+	toks := seq.tokens(c.Text, st.stemmed)
 	for i := 0; i+len(p.terms) <= len(toks); i++ {
 		ok := true
 		for k, t := range p.terms {

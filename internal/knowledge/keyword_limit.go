@@ -36,15 +36,10 @@ const checkEvery = 1024
 
 // bound leaves the least selective terms of q out when it holds more than
 // limit distinct terms (resolved ids; an unknown term is held by no chunk
-// and left out first), and returns the kept ids (nil: all). stemmed
-// selects the chunks' stream.
-func (q kwQuery) bound(ctx context.Context, cands []candidate, stemmed bool, limit int) (kwQuery, map[uint32]bool, error) {
-	var ids []uint32
-	for _, g := range q {
-		for _, p := range g {
-			ids = append(ids, p.ids...)
-		}
-	}
+// and left out first), and returns the kept ids (nil: all), counted in
+// stream st.
+func (q kwQuery) bound(ctx context.Context, cands []candidate, st *kwStream, limit int) (kwQuery, map[uint32]bool, error) {
+	ids := q.ids()
 	order := slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -55,21 +50,18 @@ func (q kwQuery) bound(ctx context.Context, cands []candidate, stemmed bool, lim
 		return q, nil, nil
 	}
 	df := make([]int, len(ids))
+	var seen map[uint32]bool
 	for i := range cands {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
 		}
-		m := cands[i].c.terms
-		if stemmed {
-			m = cands[i].c.stems
-		}
-		for _, tc := range m {
-			if k, ok := slices.BinarySearch(ids, uint32(tc>>32)); ok {
+		seen = st.each(cands[i].c, seen, func(id uint32) {
+			if k, ok := slices.BinarySearch(ids, id); ok {
 				df[k]++
 			}
-		}
+		})
 	}
 	// First occurrence breaks ties: rank the ids in query order.
 	first := make(map[uint32]int, len(ids))

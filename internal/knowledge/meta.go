@@ -74,6 +74,21 @@ type record struct {
 	Hash string `json:"hash,omitempty"`
 }
 
+// edited reports whether text, the document entry's text now, is no
+// longer the text its chunks were made from (hashed as h): it was changed
+// through the context tools after ingestion.
+func (r *record) edited(h string) bool { return r.Hash != "" && r.Hash != h }
+
+// sizeOf is the document's size as every view reports it (list_files,
+// get_document, container_stats): the uploaded bytes, or once the entry's
+// text was edited through the context tools, the new text's length.
+func (r *record) sizeOf(text, h string) int64 {
+	if r.edited(h) {
+		return int64(len(text))
+	}
+	return r.Size
+}
+
 // span is one stored chunk: text[S:E], prefixed by H and a blank line
 // when H is set.
 type span struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/model/hashembed"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/postgres"
@@ -184,16 +185,9 @@ func runReplicaSequence(t *testing.T, store string, seed uint64, steps int) {
 			what = "delete container " + name
 		}
 		waitIdle(t, engs)
-		deadline := time.Now().Add(time.Second)
-		for {
-			msg := checkReplicas(ctx, acc, engs, model, dead)
-			if msg == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("step %d (%s by engine %d): %s", step, what, by, msg)
-			}
-			time.Sleep(20 * time.Millisecond)
+		var msg string
+		if !testtier.Until(time.Second, func() bool { msg = checkReplicas(ctx, acc, engs, model, dead); return msg == "" }) {
+			t.Fatalf("step %d (%s by engine %d): %s", step, what, by, msg)
 		}
 	}
 }
@@ -265,8 +259,9 @@ func checkReplicas(ctx context.Context, acc persist.Access, engs []*contextd.Eng
 				if err != nil {
 					return fmt.Sprintf("engine %d: get_document %s%s: %v", i, name, p, err)
 				}
-				if g.Text != d.text || g.ID != d.id {
-					return fmt.Sprintf("engine %d: get_document %s%s: %q (id %s), want %q (id %s)", i, name, p, g.Text, g.ID, d.text, d.id)
+				if g.Text != d.text || g.ID != d.id || g.Size != d.size {
+					return fmt.Sprintf("engine %d: get_document %s%s: %q (id %s, %d bytes), want %q (id %s, %d bytes)",
+						i, name, p, g.Text, g.ID, g.Size, d.text, d.id, d.size)
 				}
 				res, err := s.Search(ctx, acc, c, knowledge.Query{Text: d.marker, Mode: knowledge.Keyword, TopK: 10})
 				if err != nil {
@@ -397,17 +392,16 @@ func TestPeerAdoptsUnfinishedUploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		st, err := kb.Stats(ctx, acc, cb)
+	var st *knowledge.Stats
+	if !testtier.Until(20*time.Second, func() bool {
+		var err error
+		st, err = kb.Stats(ctx, acc, cb)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Ready == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other engine never ingested the left uploads: %+v", st)
-		}
+		return st.Ready == 3
+	}) {
+		t.Fatalf("the other engine never ingested the left uploads: %+v", st)
 	}
 }
 

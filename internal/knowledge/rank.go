@@ -127,26 +127,20 @@ func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen
 	// large container took gigabytes. Counts are read twice instead:
 	// once for the document frequencies, once to score the matches.
 	type stream struct {
-		ids     []uint32
-		w       float64
-		idf     []float64
-		stemmed bool
-	}
-	counts := func(c *indexedChunk, stemmed bool) termCounts {
-		if stemmed {
-			return c.stems
-		}
-		return c.terms
+		ids []uint32
+		w   float64
+		idf []float64
+		kw  *kwStream
 	}
 	var streams [2]stream
 	for k, qq := range []*kwQuery{&q.exact, &q.stemmed} {
 		st := &streams[k]
-		st.w, st.stemmed = 1, k == 1
-		if st.stemmed {
-			st.w = stemWeight
-		}
 		qq.resolve(v)
-		bounded, keep, err := qq.bound(ctx, cands, st.stemmed, limit)
+		st.w, st.kw = 1, exactStream
+		if k == 1 {
+			st.w, st.kw = stemWeight, v.stemStream(qq.ids())
+		}
+		bounded, keep, err := qq.bound(ctx, cands, st.kw, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -163,9 +157,8 @@ func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen
 					return nil, err
 				}
 			}
-			m := counts(cands[i].c, st.stemmed)
 			for j, id := range st.ids {
-				if m.get(id) > 0 {
+				if st.kw.count(cands[i].c, id) > 0 {
 					df[j]++
 				}
 			}
@@ -186,7 +179,7 @@ func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen
 			}
 			c := cands[i].c
 			var seq chunkSeq
-			match[i] = q.exact.matches(c.terms, c.Text, false, relaxed, &seq) || q.stemmed.matches(c.stems, c.Text, true, relaxed, &seq)
+			match[i] = q.exact.matches(c, streams[0].kw, relaxed, &seq) || q.stemmed.matches(c, streams[1].kw, relaxed, &seq)
 			found = found || match[i]
 		}
 		if found {
@@ -201,9 +194,8 @@ func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen
 		c := cands[i].c
 		var r float64
 		for _, st := range streams {
-			m := counts(c, st.stemmed)
 			for j, id := range st.ids {
-				if f := float64(m.get(id)); f > 0 {
+				if f := float64(st.kw.count(c, id)); f > 0 {
 					r += st.w * st.idf[j] * bm25.TF(f, float64(c.n), avg)
 				}
 			}

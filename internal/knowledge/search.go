@@ -55,6 +55,8 @@ type Hit struct {
 	Path       string
 	Chunk      int
 	Text       string
+	// Passage is where Text, the matching chunk, sits in the document.
+	Passage Position
 }
 
 // Result is a search's hits, best first, with the number of matching
@@ -166,7 +168,7 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 		// The weight follows the query's evidence, as the context tools'
 		// (rank.AdaptiveWeight): a question whose words the keyword leg
 		// finds only scattered ranks by meaning alone.
-		fused = fuse(sem, top(cands, kw, q.TopK), rank.AdaptiveWeight(s.alpha, ev))
+		fused = fuse(sem, top(cands, kw, q.TopK), hybridWeight(s.alpha, ev))
 	}
 	kept := fused[:0]
 	for _, h := range fused {
@@ -176,26 +178,35 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	}
 	res := &Result{Total: len(kept)}
 	kept = top(cands, kept, q.TopK)
-	names, err := s.names(ctx, acc, cands, kept)
+	docs, err := s.hitDocs(ctx, acc, cands, kept)
 	if err != nil {
 		return nil, err
 	}
 	for _, h := range kept {
 		c := &cands[h.i]
-		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: c.doc, Name: names[c.doc], Path: c.path,
-			Chunk: c.index, Text: c.c.Text})
+		d := docs[c.doc]
+		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: c.doc, Name: d.name, Path: c.path,
+			Chunk: c.index, Text: c.c.Text, Passage: d.lines.position(c.c.Start, c.c.End)})
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
 
-// names reads the file names of the hits' documents.
-func (s *Service) names(ctx context.Context, acc persist.Access, cands []candidate, hits []scored) (map[string]string, error) {
-	out := map[string]string{}
+// hitDoc is what a search reads of a hit's document: its file name and
+// where its lines start.
+type hitDoc struct {
+	name  string
+	lines lineIndex
+}
+
+// hitDocs reads the file names and line starts of the hits' documents
+// (one query for them all; the text comes with the name).
+func (s *Service) hitDocs(ctx context.Context, acc persist.Access, cands []candidate, hits []scored) (map[string]*hitDoc, error) {
+	out := map[string]*hitDoc{}
 	var ids []string
 	for _, h := range hits {
-		if d := cands[h.i].doc; out[d] == "" {
-			out[d] = "?"
+		if d := cands[h.i].doc; out[d] == nil {
+			out[d] = &hitDoc{name: "?"}
 			ids = append(ids, d)
 		}
 	}
@@ -206,13 +217,19 @@ func (s *Service) names(ctx context.Context, acc persist.Access, cands []candida
 	if err != nil {
 		return nil, fmt.Errorf("document names: %w", err)
 	}
-	for k := range out {
-		out[k] = ""
+	for _, d := range out {
+		d.name = ""
 	}
 	for i := range res.Entries {
-		if r, ok := decodeRecord(res.Entries[i].Metadata); ok {
-			out[res.Entries[i].ID] = r.Name
+		e := &res.Entries[i]
+		d := out[e.ID]
+		if d == nil {
+			continue
 		}
+		if r, ok := decodeRecord(e.Metadata); ok {
+			d.name = r.Name
+		}
+		d.lines = newLineIndex(e.Text)
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package knowledge
 
 import (
+	"bytes"
+	"encoding/binary"
 	"testing"
 	"time"
 
@@ -17,7 +19,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	x.docs["0190abcdef1270008000000000000001"] = &docIndex{container: "c", path: "/a.md", gen: 2, job: "j", size: 27,
 		status: Ready, hash: "h", chunks: chunks, totalLen: total, indexedAt: time.Unix(1700000000, 0), model: "m", dims: 3}
 	x.docs["0190abcdef1270008000000000000002"] = &docIndex{container: "c", path: "/b.pdf", status: Pending}
-	good := encodeMark(x.encode(), snapfmt.Mark{Seq: 9, Entry: "0190abcdef1270008000000000000001"})
+	good := encodeSnapshot(f, x, snapfmt.Mark{Seq: 9, Entry: "0190abcdef1270008000000000000001"})
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(snapMagic))
@@ -33,11 +35,43 @@ func FuzzDecodeSnapshot(f *testing.F) {
 				d.chunks, d.totalLen = y.indexChunks(docs[i].chunks, docs[i].vecs)
 				y.docs[docs[i].id] = &d
 			}
-			again := encodeMark(y.encode(), m)
+			again := encodeSnapshot(t, y, m)
 			m2, docs2, err := decodeSnapshot(again)
 			if err != nil || m2 != m || len(docs2) != len(docs) {
 				t.Fatalf("re-encoded snapshot: %v, %d docs (want %d)", err, len(docs2), len(docs))
 			}
 		}
 	})
+}
+
+// encodeSnapshot is the snapshot of x at m as save writes it.
+func encodeSnapshot(tb testing.TB, x *chunkIndex, m snapfmt.Mark) []byte {
+	tb.Helper()
+	var docs []idDoc
+	for id, d := range x.docs {
+		docs = append(docs, idDoc{id, d})
+	}
+	var buf bytes.Buffer
+	if err := writeSnapshot(&buf, m, docs); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSnapshotFraming: the streamed snapshot is the one encoded in
+// memory and sealed (snapfmt.Seal): magic, mark, count, documents, CRC.
+func TestSnapshotFraming(t *testing.T) {
+	x := newChunkIndex()
+	chunks, total := x.indexChunks([]Chunk{{Text: "the heron waits", Start: 0, End: 15}}, [][]float32{{0.5, -1}})
+	x.docs["0190abcdef1270008000000000000001"] = &docIndex{container: "c", path: "/a.md", status: Ready, chunks: chunks, totalLen: total}
+	m := snapfmt.Mark{Seq: 3, Entry: "e"}
+	want := []byte(snapMagic)
+	want = binary.AppendUvarint(want, 3)
+	want = appendStr(want, "e")
+	want = binary.AppendUvarint(want, 1)
+	want = appendDoc(want, "0190abcdef1270008000000000000001", x.docs["0190abcdef1270008000000000000001"])
+	want = snapfmt.Seal(want, 0)
+	if got := encodeSnapshot(t, x, m); !bytes.Equal(got, want) {
+		t.Fatalf("streamed snapshot differs:\n%x\nwant\n%x", got, want)
+	}
 }

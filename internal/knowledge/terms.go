@@ -8,58 +8,78 @@ import (
 	"github.com/contextd/contextd/index/token"
 )
 
-// Chunks keep their two keyword streams (keyword.go) as sorted slices of
-// packed (term id, count) pairs over one vocabulary shared by the whole
-// index, not as maps: on 20,250 paragraphs of Go package documentation
-// (testdata/paraphrase's distractors, repeated) a map of term counts per
-// chunk cost 36.8 MiB of heap and the English stream's map 32.8 MiB
-// more; both streams packed, with the vocabulary, cost 11.3 MiB (8 bytes
-// a distinct term), a third of the one map the index held before.
+// Chunks keep their exact keyword stream (keyword.go) as a sorted slice
+// of packed (term id, count) pairs over one vocabulary shared by the
+// whole index, not as maps: on 20,250 paragraphs of Go package
+// documentation (testdata/paraphrase's distractors, repeated) a map of
+// term counts per chunk cost 36.8 MiB of heap and the English stream's
+// map 32.8 MiB more; both streams packed, with the vocabulary, cost 11.3
+// MiB (8 bytes a distinct term).
+//
+// The English stream is not stored: a stem's count in a chunk is the sum
+// of the counts of the chunk's terms with that stem, and the vocabulary
+// knows which terms those are (stemTerms), so a query reads it from the
+// exact stream (stemStream). Storing it packed cost as much again as the
+// exact stream: on 100 Markdown files of 1 MB (198,000 chunks of words
+// drawn from 50,000) the English stream held as much as the exact one,
+// its stems mostly equal to the terms.
 
 // vocab interns the terms and stems of every indexed chunk. Ids are
 // never reused or dropped until the index is rebuilt at the next start:
 // the vocabulary grows with the distinct tokens uploaded since then
-// (about 60 bytes each), not with the number of chunks.
+// (tens of bytes each), not with the number of chunks.
 type vocab struct {
 	mu  sync.RWMutex
 	ids map[string]uint32
-	// stems caches token.Stem by term ("" for a stop word): Snowball
-	// costs about a microsecond a word, and a restart indexes every chunk
-	// again.
-	stems map[string]string
+	// stemOf is, by id, the id of a term's English stem (noTerm for a
+	// stop word; stemUnset for an id interned only as a stem so far).
+	// Entries are written once, before the id reaches any chunk, and
+	// only appended after: a reader may keep the slice it read under mu.
+	stemOf []uint32
+	// stemTerms lists, by stem id, the term ids with that stem.
+	stemTerms map[uint32][]uint32
 }
 
-func newVocab() *vocab { return &vocab{ids: map[string]uint32{}, stems: map[string]string{}} }
-
-// maxStemCache bounds vocab.stems.
-const maxStemCache = 1 << 18
-
-// englishStems counts the English stream of a chunk's term counts.
-func (v *vocab) englishStems(terms map[string]int) map[string]int {
-	out := make(map[string]int, len(terms))
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for t, n := range terms {
-		s, ok := v.stems[t]
-		if !ok {
-			if !englishStop[t] {
-				s = token.Stem(t)
-			}
-			if len(v.stems) >= maxStemCache {
-				clear(v.stems) // identifiers and hashes must not grow it forever
-			}
-			v.stems[t] = s
-		}
-		if s != "" {
-			out[s] += n
-		}
-	}
-	return out
-}
+func newVocab() *vocab { return &vocab{ids: map[string]uint32{}, stemTerms: map[uint32][]uint32{}} }
 
 // noTerm is the id of a term no chunk holds (ids count up from 0, so no
 // vocabulary reaches it).
 const noTerm = ^uint32(0)
+
+// stemUnset marks an id whose stem is not computed yet (vocab.stemOf).
+const stemUnset = noTerm - 1
+
+// intern returns s's id, adding it; the caller holds v.mu.
+func (v *vocab) intern(s string) uint32 {
+	id, ok := v.ids[s]
+	if !ok {
+		id = uint32(len(v.ids))
+		v.ids[s] = id
+		v.stemOf = append(v.stemOf, stemUnset)
+	}
+	return id
+}
+
+// termID interns term as a chunk's term, with its English stem (Snowball
+// costs about a microsecond a word: it runs once per distinct term); the
+// caller holds v.mu.
+func (v *vocab) termID(term string) uint32 {
+	id := v.intern(term)
+	if v.stemOf[id] != stemUnset {
+		return id
+	}
+	s := noTerm
+	if !englishStop[term] {
+		if st := token.Stem(term); st != "" {
+			s = v.intern(st)
+		}
+	}
+	v.stemOf[id] = s
+	if s != noTerm {
+		v.stemTerms[s] = append(v.stemTerms[s], id)
+	}
+	return id
+}
 
 // lookup returns term's id, or noTerm.
 func (v *vocab) lookup(term string) uint32 {
@@ -76,12 +96,7 @@ func (v *vocab) counts(m map[string]int) termCounts {
 	out := make(termCounts, 0, len(m))
 	v.mu.Lock()
 	for t, n := range m {
-		id, ok := v.ids[t]
-		if !ok {
-			id = uint32(len(v.ids))
-			v.ids[t] = id
-		}
-		out = append(out, uint64(id)<<32|uint64(min(n, int(^uint32(0)))))
+		out = append(out, uint64(v.termID(t))<<32|uint64(min(n, int(^uint32(0)))))
 	}
 	v.mu.Unlock()
 	slices.Sort(out)
@@ -104,7 +119,73 @@ func (c termCounts) get(id uint32) int {
 	return 0
 }
 
-// indexChunk tokenizes c into its two streams; buf is scratch space,
+// kwStream reads one keyword stream's counts of a chunk: the exact
+// stream's as stored, the English stream's summed over the terms of each
+// stem (the stems a query asks for, listed by stemStream).
+type kwStream struct {
+	stemmed bool
+	terms   map[uint32][]uint32 // stem id -> its term ids (stemmed only)
+	stemOf  []uint32            // the vocabulary's, read under its lock
+}
+
+// exactStream is the exact stream.
+var exactStream = &kwStream{}
+
+// stemStream is the English stream for queries of the stems with ids
+// (noTerm and unknown ids count 0 everywhere).
+func (v *vocab) stemStream(ids []uint32) *kwStream {
+	s := &kwStream{stemmed: true, terms: make(map[uint32][]uint32, len(ids))}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	for _, id := range ids {
+		if ts, ok := v.stemTerms[id]; ok {
+			s.terms[id] = slices.Clone(ts)
+		}
+	}
+	s.stemOf = v.stemOf
+	return s
+}
+
+// count is the chunk's count of term (or stem) id in the stream.
+func (s *kwStream) count(c *indexedChunk, id uint32) int {
+	if !s.stemmed {
+		return c.terms.get(id)
+	}
+	n := 0
+	for _, t := range s.terms[id] {
+		n += c.terms.get(t)
+	}
+	return n
+}
+
+// each calls f once for each distinct term (or stem) id of the stream
+// the chunk holds, in no particular order for the English stream; seen
+// is scratch space for it, returned for reuse.
+func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)) map[uint32]bool {
+	if !s.stemmed {
+		for _, tc := range c.terms {
+			f(uint32(tc >> 32))
+		}
+		return seen
+	}
+	if seen == nil {
+		seen = map[uint32]bool{}
+	}
+	clear(seen)
+	for _, tc := range c.terms {
+		t := uint32(tc >> 32)
+		if int(t) >= len(s.stemOf) {
+			continue // interned after the stream was read: no query stem
+		}
+		if st := s.stemOf[t]; st != noTerm && st != stemUnset && !seen[st] {
+			seen[st] = true
+			f(st)
+		}
+	}
+	return seen
+}
+
+// indexChunk tokenizes c into its exact stream; buf is scratch space,
 // returned for reuse.
 func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
 	terms := map[string]int{}
@@ -113,5 +194,5 @@ func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
 		terms[string(term)]++
 		n++
 	})
-	return indexedChunk{Chunk: c, terms: v.counts(terms), stems: v.counts(v.englishStems(terms)), n: n}, buf
+	return indexedChunk{Chunk: c, terms: v.counts(terms), n: n}, buf
 }

@@ -5,9 +5,11 @@
 //
 // The levels, lowest first:
 //
-//	0 leaf     errors, internal/ids, internal/wordvec, internal/memrelease and
+//	0 leaf     cerrors, api (the public request and response types),
+//	           internal/ids, internal/wordvec, internal/memrelease and
 //	           the index leaves: text, tokens, queries, BM25, chunking,
-//	           extraction, outlines, Python-compatible formatting
+//	           extraction, outlines, Python-compatible formatting; the
+//	           model file formats: safetensors, the WordPiece tokenizer
 //	1 model    quant, vector, model and its providers
 //	2 persist  the store interface, its backends and their SQL
 //	3 index    the in-process full-text index, the access catalog, grep,
@@ -71,9 +73,10 @@ type Area struct {
 // Areas is the table, lowest level first.
 var Areas = []Area{
 	{Name: "leaf", Level: 0, Patterns: []string{
-		"cerrors", "internal/ids", "internal/wordvec", "internal/memrelease",
+		"cerrors", "api", "internal/ids", "internal/wordvec", "internal/memrelease",
 		"index/pyfmt", "index/token", "index/query", "index/bm25", "index/chunk",
-		"index/extract", "index/kchunk", "index/outline",
+		"index/extract", "index/extract/pdftest", "index/kchunk", "index/outline",
+		"model/safetensors", "model/wordpiece",
 	}},
 	{Name: "model", Level: 1, Patterns: []string{"quant", "vector", "model/..."}},
 	{Name: "persist", Level: 2, Patterns: []string{"persist/..."}},

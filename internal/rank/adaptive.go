@@ -36,6 +36,9 @@ type Evidence struct {
 	Terms, Matched int
 }
 
+// Complete reports that one hit holds every term of the query.
+func (e Evidence) Complete() bool { return e.Terms > 0 && e.Matched >= e.Terms }
+
 // evidenceHits is how many of the first full-text hits are read for the
 // evidence: the best hit is not always the one holding the most terms.
 const evidenceHits = 3

@@ -67,3 +67,16 @@ func TestEvidence(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestEvidenceComplete: complete only when a hit holds every term of a
+// measured query.
+func TestEvidenceComplete(t *testing.T) {
+	for _, c := range []struct {
+		e    Evidence
+		want bool
+	}{{Evidence{}, false}, {Evidence{Terms: 3, Matched: 2}, false}, {Evidence{Terms: 3, Matched: 3}, true}, {Evidence{Terms: 1, Matched: 1}, true}} {
+		if got := c.e.Complete(); got != c.want {
+			t.Errorf("%+v: Complete %v, want %v", c.e, got, c.want)
+		}
+	}
+}

@@ -87,6 +87,24 @@ func (h Hybrid) LegDepth() int { return Depth * h.Overfetch }
 // terms (quoted phrases kept, hyphenated pieces quoted as a phrase);
 // otherwise the raw query runs in match mode.
 func AdaptiveQuery(q string, threshold int) (text, mode string, significant int) {
+	or, significant := orTerms(q)
+	if significant < threshold || or == "" {
+		return q, persist.FullTextMatch, significant
+	}
+	return or, persist.FullTextBoolean, significant
+}
+
+// ORQuery is the boolean OR of q's sanitized terms, the form
+// AdaptiveQuery gives a long query whatever q's length; "" when q has no
+// term of two or more characters.
+func ORQuery(q string) string {
+	or, _ := orTerms(q)
+	return or
+}
+
+// orTerms is the OR of q's significant tokens (those of two or more
+// characters) and how many there are.
+func orTerms(q string) (or string, significant int) {
 	toks, _ := query.Fields(q)
 	var terms []string
 	for _, t := range toks {
@@ -107,10 +125,7 @@ func AdaptiveQuery(q string, threshold int) (text, mode string, significant int)
 		}
 		terms = append(terms, `"`+inner+`"`)
 	}
-	if significant < threshold || len(terms) == 0 {
-		return q, persist.FullTextMatch, significant
-	}
-	return strings.Join(terms, " OR "), persist.FullTextBoolean, significant
+	return strings.Join(terms, " OR "), significant
 }
 
 // FusionStats describe a fusion (R-363). Its fields are those of the

@@ -158,3 +158,30 @@ func TestConvex(t *testing.T) {
 		t.Fatalf("a single semantic hit scores %v, want alpha", got[0].Score)
 	}
 }
+
+// TestConvexTieShare: scores of a leg closer than tieShare of its best
+// are not stretched over [0, 1] (the second of two chunks scoring 0.9731
+// and 0.9729 keeps almost all of its leg's weight, where plain min-max
+// gave it 0 and a semantic-only candidate outranked it); a leg whose
+// span is wider keeps plain min-max.
+func TestConvexTieShare(t *testing.T) {
+	text := []Scored{{I: 0, Score: 0.9731}, {I: 1, Score: 0.9729}}
+	sem := []Scored{{I: 2, Score: 0.55}, {I: 0, Score: 0.49}, {I: 3, Score: 0.37}}
+	got := map[int32]float64{}
+	for _, s := range Convex(0.1, sem, text) {
+		got[s.I] = s.Score
+	}
+	wantSecond := 0.9 * (1 - 0.0002/(tieShare*0.9731))
+	if math.Abs(got[1]-wantSecond) > 1e-12 || got[1] <= got[2] {
+		t.Fatalf("near-tied second %v (want %v), semantic-only best %v", got[1], wantSecond, got[2])
+	}
+	if want := 0.9 + 0.1*(0.49-0.37)/(0.55-0.37); math.Abs(got[0]-want) > 1e-12 {
+		t.Fatalf("first %v, want %v (plain min-max on the semantic leg)", got[0], want)
+	}
+	// Negative best scores (similarities of far vectors) use |max|.
+	for _, s := range Convex(1, []Scored{{I: 0, Score: -0.5}, {I: 1, Score: -0.501}}, nil) {
+		if s.Score < 0.89 || s.Score > 1 {
+			t.Fatalf("negative near-tie %+v", s)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func serverJSON(version string, targets []target, bundleSum func(target) string)
 			"headers": []kv{{Name: "Authorization", Description: "Bearer followed by the MCP_AUTH_TOKEN the container was started with", IsRequired: true, IsSecret: true}}},
 		"environmentVariables": []kv{
 			{Name: "MCP_AUTH_TOKEN", Description: "the bearer token clients must send (the image sets MCP_AUTH_PROVIDER=simple_token)", IsRequired: true, IsSecret: true},
-			{Name: "EMBEDDING_PROVIDER", Description: "builtin (offline), ollama or openai", Default: "builtin"},
+			{Name: "EMBEDDING_PROVIDER", Description: "builtin (offline), ollama, openai or local (a model folder mounted into the container, EMBEDDING_MODEL_PATH)", Default: "builtin"},
 		},
 	})
 	doc := map[string]any{

@@ -3,6 +3,7 @@ package request
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextd/contextd/api"
 	"math"
 	"regexp"
 	"sort"
@@ -36,16 +37,7 @@ var metaFilterFields = []string{"key", "operator", "value", "case_sensitive"}
 
 // FilterSpec holds the structural filters of the search tools as the
 // caller sent them (the engine's SearchFilter converts to it).
-type FilterSpec struct {
-	ThreadID        string
-	Source          string
-	Tags            []string
-	ContentType     string
-	Metadata        map[string]any
-	MetadataFilters []map[string]any
-	StartDate       string
-	EndDate         string
-}
+type FilterSpec = api.SearchFilter
 
 // Filter is a validated FilterSpec.
 type Filter struct {

@@ -2,6 +2,7 @@ package request
 
 import (
 	"encoding/base64"
+	"github.com/contextd/contextd/api"
 	"regexp"
 	"strings"
 
@@ -12,11 +13,7 @@ import (
 
 // ImageInput is one image of a store or update request as the caller sent
 // it (the engine's ImageInput converts to it).
-type ImageInput struct {
-	Data     string
-	MimeType string  // "" means image/png
-	Metadata *string // a JSON-encoded string, kept verbatim
-}
+type ImageInput = api.ImageInput
 
 var dataURLPrefix = regexp.MustCompile(`(?i)^data:[^,]*;base64,`)
 

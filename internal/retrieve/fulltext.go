@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd/api"
 
 	"github.com/contextd/contextd/index"
 	"github.com/contextd/contextd/internal/rank"
@@ -23,11 +24,7 @@ type FullTextQuery struct {
 // FTSScores are the scores of one full-text result: BM25 (higher is
 // better), fts_rank (always nil in a standalone search) and the rerank
 // score when reranked.
-type FTSScores struct {
-	FTSScore    float64
-	FTSRank     *int
-	RerankScore *float64
-}
+type FTSScores = api.FTSScores
 
 // FullTextMarks are a full-text result's scores and, when asked for, its
 // highlighted text.

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd/api"
 	"time"
 
 	"github.com/contextd/contextd/cerrors"
@@ -65,16 +66,8 @@ type GrepQuery struct {
 }
 
 // GrepRow is one row of the answer: a matching line in content mode, an
-// entry's match count otherwise.
-type GrepRow struct {
-	ContextID            string
-	LineNumber           int
-	Line                 string
-	MatchStart, MatchEnd int
-	Before, After        []string
-	Count                int
-	Visibility, Owner    string
-}
+// entry's match count otherwise, with the caller's ownership.
+type GrepRow = api.GrepRow
 
 // GrepAnswer is a grep's rows, newest entry first.
 type GrepAnswer struct {
@@ -97,7 +90,10 @@ func (s *Searcher) Grep(ctx context.Context, acc persist.Access, q GrepQuery) (*
 		if last != nil {
 			f.Before = &persist.Position{CreatedAt: last.CreatedAt, ID: last.ID}
 		}
-		res, err := s.Store.Search(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage, MaxTextBytes: grepPageBytes})
+		// The catalog chooses each page among the caller's candidates
+		// (search.FullText.Page), so the scan's cost follows what the
+		// caller may read, not what other principals stored.
+		res, err := s.page(ctx, acc, persist.SearchQuery{Filter: f.Filter, Limit: grepPage, MaxTextBytes: grepPageBytes})
 		if err != nil {
 			return nil, false, fmt.Errorf("grep scan: %w", err)
 		}
@@ -111,19 +107,28 @@ func (s *Searcher) Grep(ctx context.Context, acc persist.Access, q GrepQuery) (*
 	if err != nil {
 		return nil, err
 	}
-	return &GrepAnswer{Rows: grepRows(sr.Hits, q.Mode), Total: len(sr.Hits), Truncated: sr.Truncated, TimedOut: sr.TimedOut}, nil
+	return &GrepAnswer{Rows: grepRows(sr.Hits, q.Mode, acc.Principal), Total: len(sr.Hits), Truncated: sr.Truncated, TimedOut: sr.TimedOut}, nil
 }
 
-// grepRows are the rows of the hits: one per line in content mode, one
-// per entry with its count otherwise.
-func grepRows(hits []grep.Hit, mode string) []GrepRow {
+// page reads one page of entries newest first: through the full-text
+// side's catalog when there is one, else from the store.
+func (s *Searcher) page(ctx context.Context, acc persist.Access, q persist.SearchQuery) (persist.SearchResult, error) {
+	if s.FTS != nil {
+		return s.FTS.Page(ctx, acc, q)
+	}
+	return s.Store.Search(ctx, acc, q)
+}
+
+// grepRows are the rows of the hits for the caller: one per line in
+// content mode, one per entry with its count otherwise.
+func grepRows(hits []grep.Hit, mode, caller string) []GrepRow {
 	rows := []GrepRow{}
 	for i := range hits {
 		h := &hits[i]
 		if mode == request.GrepContent {
 			rows = append(rows, GrepRow{
-				ContextID: h.ID, LineNumber: h.Line + 1, Line: h.Text, MatchStart: h.Start, MatchEnd: h.End,
-				Before: h.Before, After: h.After, Visibility: h.Visibility, Owner: h.Owner,
+				Mode: mode, ContextID: h.ID, LineNumber: h.Line + 1, Line: h.Text, MatchStart: h.Start, MatchEnd: h.End,
+				Before: h.Before, After: h.After, Visibility: h.Visibility, IsOwner: h.Owner == caller,
 			})
 			continue
 		}
@@ -131,7 +136,7 @@ func grepRows(hits []grep.Hit, mode string) []GrepRow {
 			rows[n-1].Count++
 			continue
 		}
-		rows = append(rows, GrepRow{ContextID: h.ID, Count: 1, Visibility: h.Visibility, Owner: h.Owner})
+		rows = append(rows, GrepRow{Mode: mode, ContextID: h.ID, Count: 1, Visibility: h.Visibility, IsOwner: h.Owner == caller})
 	}
 	return rows
 }

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd/api"
 	"time"
 
 	"github.com/contextd/contextd/cerrors"
@@ -30,25 +31,10 @@ type SemanticQuery struct {
 // SemanticScores are the scores of one semantic result: the Euclidean
 // distance of the best chunk (lower is better), semantic_rank (always nil
 // in a standalone search) and the rerank score when reranked.
-type SemanticScores struct {
-	SemanticDistance float64
-	SemanticRank     *int
-	RerankScore      *float64
-}
+type SemanticScores = api.SemanticScores
 
 // SemanticStats are the explain_query statistics of a semantic search.
-type SemanticStats struct {
-	ExecutionTimeMS        float64
-	EmbeddingGenerationMS  float64
-	FiltersApplied         int
-	RowsReturned           int
-	Backend                string
-	SearchBackend          string
-	Reranked               bool
-	RerankMS               float64
-	QueryPlan              *string
-	CandidatesBeforeRerank int
-}
+type SemanticStats = api.SemanticStats
 
 // SemanticAnswer is a semantic search's page. A filter that fails
 // validation is not an error: Error and ValidationErrors say what was

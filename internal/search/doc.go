@@ -69,7 +69,31 @@ func readers(grants []persist.Grant) []string {
 // changedDocs re-reads the entries ids of a change-log batch: the ones
 // that exist, whole, and the ids of those that no longer do.
 func changedDocs(ctx context.Context, src persist.IndexSource, ids []string) ([]persist.IndexDoc, []string, error) {
-	docs, err := src.IndexDocs(ctx, ids)
+	return changed(ctx, src.IndexDocs, ids)
+}
+
+// accessSource reads entries without their text (sqlstore.Reader does).
+type accessSource interface {
+	AccessDocs(ctx context.Context, ids []string) ([]persist.IndexDoc, error)
+}
+
+// accessDocs reads the entries among ids without their text when src can
+// (a catalog needs only the access, filter and metadata fields), whole
+// otherwise.
+func accessDocs(src persist.IndexSource) func(ctx context.Context, ids []string) ([]persist.IndexDoc, error) {
+	if a, ok := src.(accessSource); ok {
+		return a.AccessDocs
+	}
+	return src.IndexDocs
+}
+
+// changedAccessDocs is changedDocs without the texts, where src can.
+func changedAccessDocs(ctx context.Context, src persist.IndexSource, ids []string) ([]persist.IndexDoc, []string, error) {
+	return changed(ctx, accessDocs(src), ids)
+}
+
+func changed(ctx context.Context, read func(ctx context.Context, ids []string) ([]persist.IndexDoc, error), ids []string) ([]persist.IndexDoc, []string, error) {
+	docs, err := read(ctx, ids)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read entries: %w", err)
 	}

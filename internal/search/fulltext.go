@@ -25,7 +25,8 @@ type FullTextOptions struct {
 	Backend string
 	// Language is FTS_LANGUAGE (default english).
 	Language string
-	// Dir holds the in-process index snapshot; "" keeps it in memory.
+	// Dir holds the in-process index snapshot; "" keeps no snapshot (the
+	// index is rebuilt at each start, in a temporary directory).
 	Dir string
 	// Progress receives index rebuild progress (default os.Stderr).
 	Progress io.Writer
@@ -77,7 +78,10 @@ func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o Fu
 	if err := ft.dropTriggers(ctx); err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(index.Options{Dir: o.Dir, Language: ft.lang})
+	// Without a snapshot directory the index is rebuilt at every start,
+	// in a scratch directory rather than in memory, where Bleve would
+	// never merge its segments (index/scratch.go).
+	ix, err := index.Open(index.Options{Dir: o.Dir, Language: ft.lang, Scratch: o.Dir == ""})
 	if err != nil {
 		return nil, fmt.Errorf("open full-text index: %w", err)
 	}

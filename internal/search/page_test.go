@@ -142,6 +142,14 @@ func (w *pageWorld) query() (persist.Access, persist.SearchQuery) {
 	if w.r.IntN(3) == 0 {
 		q.Offset = w.r.IntN(20)
 	}
+	if w.r.IntN(4) == 0 {
+		// Keyset paging as grep_context scans (creation times collide:
+		// the id decides), and a size bound cutting pages short.
+		q.Before = &persist.Position{CreatedAt: t0.Add(time.Duration(w.r.IntN(40)) * time.Second), ID: fmt.Sprintf("%032x", w.r.IntN(320))}
+	}
+	if w.r.IntN(4) == 0 {
+		q.MaxTextBytes = 1 + w.r.IntN(60)
+	}
 	return acc, q
 }
 
@@ -154,8 +162,9 @@ func entryIDs(es []persist.Entry) []string {
 }
 
 // TestPageOracle: search_context served from a catalog returns exactly
-// what SQL returns (same ids, same order) for random callers, structural
-// filters, every metadata operator and pages, over random entries, also
+// what SQL returns (same ids, same order, same cut) for random callers,
+// structural filters, every metadata operator, pages, keyset positions
+// and size bounds, over random entries, also
 // after random updates (metadata, tags, visibility), grants and deletes,
 // and after a restart (the in-process backend loads its catalog from its
 // snapshot or SQL beside the index snapshot; the native backend and
@@ -282,8 +291,9 @@ func (w *pageWorld) check(t *testing.T, st persist.Store, ft *FullText, round st
 		if err != nil {
 			t.Fatalf("%s query %d: page: %v", round, i, err)
 		}
-		if g, wa := entryIDs(got.Entries), entryIDs(want.Entries); !slices.Equal(g, wa) {
-			t.Fatalf("%s query %d (%s %+v, meta %+v): catalog %v, SQL %v", round, i, acc.Principal, q.Filter, q.Meta, g, wa)
+		if g, wa := entryIDs(got.Entries), entryIDs(want.Entries); !slices.Equal(g, wa) || got.Cut != want.Cut {
+			t.Fatalf("%s query %d (%s %+v, meta %+v, max bytes %d): catalog %v cut %v, SQL %v cut %v",
+				round, i, acc.Principal, q.Filter, q.Meta, q.MaxTextBytes, g, got.Cut, wa, want.Cut)
 		}
 		if len(want.Entries) > 0 {
 			served++

@@ -195,10 +195,10 @@ func pageEntry(d *persist.IndexDoc) catalog.Entry {
 }
 
 // Apply applies one batch of the change log: each changed entry is
-// re-read whole (access fields, filters, metadata) and put again; one
-// that no longer exists is removed.
+// re-read without its text (access fields, filters, metadata) and put
+// again; one that no longer exists is removed.
 func (pc *pageCatalog) Apply(ctx context.Context, ids []string, last int64) error {
-	docs, dels, err := changedDocs(ctx, pc.st, ids)
+	docs, dels, err := changedAccessDocs(ctx, pc.st, ids)
 	if err != nil {
 		return fmt.Errorf("search_context catalog: %w", err)
 	}

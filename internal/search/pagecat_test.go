@@ -15,6 +15,7 @@ import (
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/internal/follow"
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -268,10 +269,12 @@ func FuzzPageCatalogSnapshot(f *testing.F) {
 // after OpenFullText returns; pages asked meanwhile are SQL's (equal to
 // it either way), a close during the start ends it cleanly, and a folder
 // that cannot be made keeps the catalog in memory instead of failing
-// the start-up.
+// the start-up. Under -race over a quarter of the entries
+// (testtier.RaceShare; 192 s of the race pass at 3,000): each start
+// still rebuilds in the background while the pages are asked.
 func TestPageCatalogStartInBackground(t *testing.T) {
 	ctx := context.Background()
-	r := newPageRig(t, 41, 0, 3000)
+	r := newPageRig(t, 41, 0, testtier.RaceShare(3000))
 	for range 3 {
 		ft, err := OpenFullText(ctx, r.st, follow.NewFeed(r.st), FullTextOptions{Backend: Native, Dir: r.dir, Progress: io.Discard})
 		if err != nil {

@@ -115,7 +115,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 			return nil, fmt.Errorf("vector index: %w", err)
 		}
 	}
-	g.SetEfConstruction(vo.EfConstruction) // a snapshot keeps the value it was built with
+	g.Tune(vo) // a snapshot keeps the values it was built with
 	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
 	if state != nil {
@@ -171,6 +171,21 @@ const codesEfConstruction = 64
 // 100) above the 0.95 gate (TestGraphRecallSentences100k_C14).
 const floatEfConstruction = 64
 
+// floatEfSearch is the float32 graph's beam while searching, with
+// KeepPruned while inserting (vector.Options). Measured 2026-12-04 on
+// 100k Go doc paragraphs in walk order, the corpus `contextd bench`
+// stores at 100k, queried with six words of a paragraph as the bench
+// asks (vector's TestParagraphRecall, load average 32-46 on two cores):
+// recall@10 against the exact scan was 0.912 at the beam the rank depth
+// gave before (100), and 0.944 even at 400, on the heuristic's short
+// neighbour lists; short queries sit between paragraphs and the walk
+// stalls in a dense run of one file's paragraphs. Filling the lists with
+// the pruned candidates (1.27-1.71 times the CPU per insert) gives 0.934
+// at 100, 0.967 at 200, 0.976 at 256 and 0.977 at 300: 300 keeps a
+// margin above the 0.97 the engine is held to (efConstruction 256
+// without it: 0.961 at 100, 0.975 at 200, for 3.3 times the insert CPU).
+const floatEfSearch = 300
+
 // graphOptions chooses the graph's storage. With the float32 vectors kept
 // (comp.CodesOnly false) the graph runs on them. Measured 2026-12-03: building on
 // codes took 30 % more CPU per insert at 100-d and 80 % more at 384-d
@@ -187,10 +202,10 @@ func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	if err != nil {
 		return vo, fmt.Errorf("vector index: %w", err)
 	}
-	vo.EfConstruction = floatEfConstruction
+	vo.EfConstruction, vo.EfSearch, vo.KeepPruned = floatEfConstruction, floatEfSearch, true
 	if comp.CodesOnly {
 		vo.Quantizer = q
-		vo.EfConstruction = codesEfConstruction
+		vo.EfConstruction, vo.EfSearch, vo.KeepPruned = codesEfConstruction, 0, false
 	}
 	return vo, nil
 }
@@ -288,7 +303,7 @@ func catalogEntry(d *persist.IndexDoc) catalog.Entry {
 // keys replaces the entry's vectors in the graph. The watermark (last)
 // reaches the disk with the next snapshot pair (vecstate.go).
 func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
-	docs, err := vi.st.IndexDocs(ctx, ids)
+	docs, err := accessDocs(vi.st)(ctx, ids) // the catalog's fields; the text is not needed
 	if err != nil {
 		return fmt.Errorf("vector index: read entries: %w", err)
 	}
@@ -396,6 +411,21 @@ func (vi *vecIndex) dropChunks(ord uint32) {
 	vi.cm.drop(ord)
 }
 
+// exactEntries is the most entries a caller may read for which a vector
+// search scans their chunks exactly rather than walk the graph. The
+// graph holds every principal's vectors, and whether a filtered search
+// walks it or scans depends on how many vectors it holds in all: with a
+// walk, another principal's private writes and deletes moved a reader
+// of 3,000 entries' semantic scores and once its top 10
+// (TestOtherPrincipalsLeaveResultsByteIdentical). A scan's answer is a
+// function of the caller's readable chunks alone, and exact. Its cost: BenchmarkFilteredSwitch scans 10 % of 10k clustered
+// 384-d vectors in 66 µs, 5 % of 100k in 1.1 ms (the allow test runs on
+// every stored vector); 5,000 entries of a few chunks each stay near a
+// millisecond in the largest index, while a caller reading more walks
+// the graph as before (approximate, and then not independent of others'
+// vectors).
+const exactEntries = 5000
+
 // search returns the best rankDepth entries of the allowed set nearest to
 // q (best chunk per entry; distance ASC, id ASC). A caught-up index is the
 // caller's business.
@@ -415,9 +445,10 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 		per = float64(vi.cm.len()) / float64(n)
 	}
 	allowCount := max(1, int(float64(allowed.GetCardinality())*per))
+	exact := allowed.GetCardinality() <= exactEntries
 	k := depth
 	for {
-		hits, err := vi.g.Search(ctx, q, k, vector.SearchOptions{Allow: allow, AllowCount: allowCount})
+		hits, err := vi.g.Search(ctx, q, k, vector.SearchOptions{Allow: allow, AllowCount: allowCount, Exact: exact})
 		if err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
@@ -431,7 +462,7 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 			best[ord] = c
 		}
 		// Enough distinct entries, or every allowed chunk was returned.
-		if len(best) >= depth || len(hits) < k || k >= allowCount {
+		if len(best) >= depth || len(hits) < k || !exact && k >= allowCount {
 			out := make([]VectorHit, 0, len(best))
 			for ord, h := range best {
 				id, ok := vi.cat.ID(ord)

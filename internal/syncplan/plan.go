@@ -115,7 +115,7 @@ type managed struct {
 func (p *Planner) planSource(out *Plan, items []Item, i int, named bool, group []managed) {
 	if !named {
 		for _, m := range group {
-			out.addDelete(Delete{ContextID: m.ID, SourceID: m.SourceID})
+			addDelete(out, Delete{ContextID: m.ID, SourceID: m.SourceID})
 		}
 		return
 	}
@@ -126,7 +126,7 @@ func (p *Planner) planSource(out *Plan, items []Item, i int, named bool, group [
 	s := survivor(it, group)
 	for k, m := range group {
 		if k != s {
-			out.addDelete(Delete{ContextID: m.ID, SourceID: m.SourceID, Reason: ReasonDuplicate})
+			addDelete(out, Delete{ContextID: m.ID, SourceID: m.SourceID, Reason: ReasonDuplicate})
 		}
 	}
 	m := group[s]
@@ -165,7 +165,7 @@ func survivor(it Item, group []managed) int {
 }
 
 // addDelete counts a planned delete and lists it while the list has room.
-func (out *Plan) addDelete(d Delete) {
+func addDelete(out *Plan, d Delete) {
 	out.DeletesTotal++
 	if len(out.Deletes) < MaxDeletes {
 		out.Deletes = append(out.Deletes, d)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/request"
 )
@@ -16,13 +17,7 @@ const MaxManifest = 1000
 // as the caller sent them (JSON objects), so that every R-140 refusal
 // (unknown keys, keep other than true) is decided here, the same for a
 // library caller and an MCP client; Item.Arg builds one.
-type PlanRequest struct {
-	ThreadID           string           `json:"thread_id"`
-	Manifest           []map[string]any `json:"manifest"`
-	SourceIDAfter      *string          `json:"source_id_after,omitempty"`
-	SourceIDThrough    *string          `json:"source_id_through,omitempty"`
-	AllowEmptyManifest bool             `json:"allow_empty_manifest,omitempty"`
-}
+type PlanRequest = api.PlanSyncRequest
 
 // Item is one manifest item: an ordinary item (both digests) or a keep
 // item (Keep, no digest).
@@ -42,33 +37,16 @@ func (it Item) Arg() map[string]any {
 }
 
 // Plan is the result of plan_context_sync (R-146).
-type Plan struct {
-	ThreadID       string   `json:"thread_id"`
-	Creates        []int    `json:"creates"`
-	Updates        []Update `json:"updates"`
-	Deletes        []Delete `json:"deletes"`
-	DeletesTotal   int      `json:"deletes_total"`
-	UnchangedCount int      `json:"unchanged_count"`
-	KeptCount      int      `json:"kept_count"`
-	ForeignCount   int      `json:"foreign_count"`
-}
+type Plan = api.PlanSyncResponse
 
 // Update is one planned update: the manifest index, the entry, and what
 // changed ("text", "metadata" or "both").
-type Update struct {
-	Index     int    `json:"index"`
-	ContextID string `json:"context_id"`
-	Change    string `json:"change"`
-}
+type Update = api.SyncUpdate
 
 // Delete is one planned delete. Reason is "duplicate" when another entry
 // of the same source survives, absent when the manifest does not name the
 // source.
-type Delete struct {
-	ContextID string `json:"context_id"`
-	SourceID  string `json:"source_id"`
-	Reason    string `json:"reason,omitempty"`
-}
+type Delete = api.SyncDelete
 
 // Changes of an Update, and the Reason of a duplicate Delete.
 const (

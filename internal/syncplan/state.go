@@ -7,34 +7,20 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/persist"
 )
 
 // StateRequest is the input of list_ingest_state.
-type StateRequest struct {
-	ThreadID string `json:"thread_id"`
-	Limit    int    `json:"limit,omitempty"` // 1-200; 0 means 100
-	Cursor   string `json:"cursor,omitempty"`
-}
+type StateRequest = api.IngestStateRequest
 
 // StateEntry is one managed entry of list_ingest_state. TextDigest is the
 // stored content hash, null for a legacy entry without one.
-type StateEntry struct {
-	ContextID  string  `json:"context_id"`
-	SourceID   string  `json:"source_id"`
-	TextDigest *string `json:"text_digest"`
-	MetaDigest string  `json:"meta_digest"`
-	SyncedAt   string  `json:"synced_at"`
-}
+type StateEntry = api.IngestStateEntry
 
 // StatePage is the result of list_ingest_state (R-151).
-type StatePage struct {
-	ThreadID   string       `json:"thread_id"`
-	Entries    []StateEntry `json:"entries"`
-	Count      int          `json:"count"`
-	NextCursor *string      `json:"next_cursor"`
-}
+type StatePage = api.IngestStatePage
 
 // Limits of list_ingest_state.
 const (

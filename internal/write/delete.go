@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
@@ -14,19 +15,11 @@ import (
 
 // DeleteInput is the input of delete_context: exactly one of ContextIDs
 // and ThreadID.
-type DeleteInput struct {
-	ContextIDs []string
-	ThreadID   *string
-}
+type DeleteInput = api.DeleteRequest
 
 // DeleteBatchInput is the input of delete_context_batch; the criteria
 // combine with AND.
-type DeleteBatchInput struct {
-	ContextIDs    []string
-	ThreadIDs     []string
-	Source        string
-	OlderThanDays int
-}
+type DeleteBatchInput = api.DeleteBatchRequest
 
 // Deleted is the result of Delete and DeleteBatch.
 type Deleted struct {

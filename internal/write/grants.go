@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/index/pyfmt"
 	"github.com/contextd/contextd/internal/request"
@@ -13,22 +14,17 @@ import (
 
 // Principal types and permissions of a grant.
 const (
-	PrincipalUser   = "user"
-	PrincipalGroup  = "group"
-	PermissionRead  = "read"
-	PermissionWrite = "write"
+	PrincipalUser   = api.PrincipalUser
+	PrincipalGroup  = api.PrincipalGroup
+	PermissionRead  = api.PermissionRead
+	PermissionWrite = api.PermissionWrite
 )
 
 // maxPrincipalIDLen bounds a grantee's id, in code points.
 const maxPrincipalIDLen = 256
 
 // GrantInput is the input of share_context and unshare_context.
-type GrantInput struct {
-	ContextID     string
-	PrincipalType string // PrincipalUser or PrincipalGroup
-	PrincipalID   string
-	Permission    string // PermissionRead or PermissionWrite
-}
+type GrantInput = api.ShareRequest
 
 // Shared is the result of Share.
 type Shared struct {

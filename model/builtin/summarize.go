@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/contextd/contextd/model"
 )
@@ -58,7 +59,7 @@ func (s Summarizer) Summarize(ctx context.Context, prompt, text string) (string,
 	// minTargetWords, within the caps.
 	total := 0
 	for _, x := range sents {
-		total += len(strings.Fields(x))
+		total += countFields(x)
 	}
 	maxWords = min(maxWords, max(total/3, minTargetWords))
 	scores := centrality(sents)
@@ -70,7 +71,7 @@ func (s Summarizer) Summarize(ctx context.Context, prompt, text string) (string,
 	chosen := make([]bool, len(sents))
 	words := 0
 	for _, i := range order {
-		n := len(strings.Fields(sents[i]))
+		n := countFields(sents[i])
 		if n < minSentenceWords && len(sents) > 1 {
 			continue // a heading or fragment, not a statement
 		}
@@ -128,7 +129,7 @@ func splitSentences(text string) []string {
 		line = sentenceEnd.ReplaceAllString(line, "$1\n")
 		for _, s := range strings.Split(line, "\n") {
 			s = strings.Join(strings.Fields(s), " ")
-			if len(terms(s)) > 0 {
+			if hasTerm(s) {
 				out = append(out, s)
 			}
 		}
@@ -136,17 +137,61 @@ func splitSentences(text string) []string {
 	return out
 }
 
-// terms returns the lower-cased content words of s.
-func terms(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}) {
-		if len([]rune(w)) > 1 && !stopwords[w] {
-			out = append(out, w)
+// The summarizer reads every word of a text three times (sentence
+// filter, term vectors, word counts). It used to build a slice of every
+// word each time, about 100 MB of transient slices for a 10 MiB text of
+// one long line; the walks below visit the same words without them.
+
+// eachTerm calls f with every lower-cased content word of s, in order:
+// the words of strings.ToLower(s) split at code points that are neither
+// letters nor numbers, of more than one code point and not stop words.
+// It stops when f returns false.
+func eachTerm(s string, f func(string) bool) {
+	s = strings.ToLower(s)
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if w := s[start:i]; isTerm(w) && !f(w) {
+				return
+			}
+			start = -1
 		}
 	}
-	return out
+	if start >= 0 {
+		if w := s[start:]; isTerm(w) {
+			f(w)
+		}
+	}
+}
+
+func isTerm(w string) bool {
+	return utf8.RuneCountInString(w) > 1 && !stopwords[w]
+}
+
+// hasTerm reports whether s has a content word.
+func hasTerm(s string) bool {
+	found := false
+	eachTerm(s, func(string) bool { found = true; return false })
+	return found
+}
+
+// countFields is len(strings.Fields(s)).
+func countFields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+		} else if !in {
+			in, n = true, n+1
+		}
+	}
+	return n
 }
 
 // centrality scores each sentence by the cosine between its TF-IDF vector
@@ -156,9 +201,7 @@ func centrality(sents []string) []float64 {
 	df := map[string]int{}
 	for i, s := range sents {
 		tf := map[string]float64{}
-		for _, t := range terms(s) {
-			tf[t]++
-		}
+		eachTerm(s, func(t string) bool { tf[t]++; return true })
 		for t := range tf {
 			df[t]++
 		}

@@ -91,7 +91,7 @@ feed:
 // the conversion to float32. model names the source in the error.
 func Vector(model string, want int, v []float64) ([]float32, error) {
 	if want > 0 && len(v) != want {
-		return nil, fmt.Errorf("model %q returned a vector of %d dimensions, but %d are configured (EMBEDDING_DIM)", model, len(v), want)
+		return nil, fmt.Errorf("model %q returned a vector of %d dimensions, but %d are configured", model, len(v), want)
 	}
 	if len(v) == 0 {
 		return nil, fmt.Errorf("model %q returned an empty vector", model)

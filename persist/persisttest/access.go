@@ -84,6 +84,7 @@ func (s suite) access(t *testing.T) {
 	t.Run("Texts", s.accessTexts)
 	t.Run("EmbeddingCounts", s.accessEmbeddingCounts)
 	t.Run("CountNodeSummaries", s.accessCountNodeSummaries)
+	t.Run("NarrowPlan", s.accessNarrowPlan)
 }
 
 // accessReads: Get, Search, State, MatchDelete and DedupCandidate apply

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -297,6 +298,28 @@ func (s suite) entriesIndexSource(t *testing.T) {
 	}
 	if docs, err := st.IndexDocs(ctx, nil); err != nil || len(docs) != 0 {
 		t.Fatalf("index docs of no ids = %v, %v", docs, err)
+	}
+	// AccessDocs (the SQL stores' reader, which the catalogs use when a
+	// store has it, or they read every text back): IndexDocs without the
+	// text and summary.
+	a, ok := st.(interface {
+		AccessDocs(ctx context.Context, ids []string) ([]persist.IndexDoc, error)
+	})
+	if !ok {
+		t.Fatalf("%T has no AccessDocs", st)
+	}
+	{
+		acc, err := a.AccessDocs(ctx, IDs(8, 6, 4, 99))
+		if err != nil || len(acc) != len(docs) {
+			t.Fatalf("access docs = %+v, %v", acc, err)
+		}
+		for _, d := range acc {
+			want := byID[d.ID]
+			want.Text, want.Summary = "", ""
+			if !reflect.DeepEqual(d, want) {
+				t.Fatalf("access doc %+v, want index doc without text %+v", d, want)
+			}
+		}
 	}
 	for _, scan := range []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -21,7 +22,10 @@ type oracleEntry struct {
 // vectorSearchOracle compares VectorSearch with a brute-force search in Go
 // over 300 random entries (owners, visibility, grants, tags, metadata,
 // 1-4 chunks, a few without vectors, exact duplicates across entries) and
-// 120 random queries of random principals and filters.
+// 120 random queries of random principals and filters (30 under -race:
+// testtier.RaceShare; the three strategies of TestVectorStrategies spent
+// 180 s of the race pass on 360 queries, and 30 still reach every
+// strategy and filter kind).
 func (s suite) vectorSearchOracle(t *testing.T) {
 	const dim = 6
 	ctx := context.Background()
@@ -84,7 +88,7 @@ func (s suite) vectorSearchOracle(t *testing.T) {
 
 	accs := []persist.Access{alice, bob, {Principal: "carol", Groups: []string{"team"}}, {Principal: "nobody"}}
 	const tol = 1e-5
-	for qi := 0; qi < 120; qi++ {
+	for qi := range testtier.RaceShare(120) {
 		v := make([]float32, dim)
 		for j := range v {
 			v[j] = float32(rng.NormFloat64())

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/persist/persisttest"
 	"github.com/contextd/contextd/persist/postgres/pgtest"
@@ -91,15 +92,10 @@ func listenQuery(schema string) string { return `LISTEN ` + quoteIdent(notifyCha
 // waitListening waits until st's listener session is subscribed.
 func waitListening(t *testing.T, st *Store) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testtier.WaitFor(t, 10*time.Second, "the listener's LISTEN", func() bool {
 		var n int
 		err := st.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
 			WHERE application_name = $1 AND state = 'idle' AND query = $2`, listenAppName, listenQuery(st.cfg.Schema)).Scan(&n)
-		if err == nil && n > 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("listener did not subscribe")
+		return err == nil && n > 0
+	})
 }

@@ -104,7 +104,7 @@ type settings struct {
 func resolve(o Options) (settings, error) {
 	s := settings{Options: o}
 	if strings.TrimSpace(o.URL) == "" {
-		return s, errf("no connection string (POSTGRESQL_CONNECTION_STRING or the POSTGRESQL_* parts)")
+		return s, errf("option URL: no connection string")
 	}
 	if strings.Contains(o.URL, "://") {
 		u, err := url.Parse(o.URL)

@@ -64,7 +64,7 @@ func enableRLS(ctx context.Context, conn *pgx.Conn) error {
 		return wrap("enable row-level security", err)
 	}
 	if bypass {
-		return errf("ENABLE_POSTGRESQL_RLS=true needs a database role without SUPERUSER or BYPASSRLS: PostgreSQL never applies row-level security to such a role")
+		return errf("option RLS needs a database role without SUPERUSER or BYPASSRLS: PostgreSQL never applies row-level security to such a role")
 	}
 	stmts := []string{
 		`ALTER TABLE context_entries ENABLE ROW LEVEL SECURITY`,

@@ -121,7 +121,7 @@ func TestRLSDirectSQL(t *testing.T) {
 func TestRLSRefusesBypassRoles(t *testing.T) {
 	url, schema := pgtest.Schema(t)
 	_, err := Open(context.Background(), Options{URL: url, Schema: schema, RLS: true})
-	if err == nil || !strings.Contains(err.Error(), "ENABLE_POSTGRESQL_RLS=true needs a database role without SUPERUSER or BYPASSRLS") {
+	if err == nil || !strings.Contains(err.Error(), "option RLS needs a database role without SUPERUSER or BYPASSRLS") {
 		t.Fatalf("open as superuser with RLS: %v", err)
 	}
 }

@@ -61,15 +61,15 @@ func (r reader) NodeSummaries(ctx context.Context, id string) ([]persist.NodeSum
 // ReplaceNodeSummaries deletes the node summaries of entry id and stores
 // nodes in their place.
 func (t *tx) ReplaceNodeSummaries(ctx context.Context, id string, nodes []persist.NodeSummary) error {
-	if _, err := t.tx.Exec(ctx, `DELETE FROM context_index_nodes WHERE context_entry_id = $1`, id); err != nil {
-		return wrap("clear node summaries", err)
+	if err := t.tx.put(ctx, "clear node summaries", `DELETE FROM context_index_nodes WHERE context_entry_id = $1`, id); err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	for _, n := range nodes {
-		if _, err := t.tx.Exec(ctx, `INSERT INTO context_index_nodes
+		if err := t.tx.put(ctx, "store node summary", `INSERT INTO context_index_nodes
 			(context_entry_id, node_id, char_start, char_end, summary, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			id, n.NodeID, n.Start, n.End, n.Summary, now); err != nil {
-			return wrap("store node summary", err)
+			return err
 		}
 	}
 	return nil

@@ -205,7 +205,8 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 	if err != nil {
 		return wrap("begin write", err)
 	}
-	t := &tx{reader: newReader(ptx, nil, s.cfg.Schema), tx: ptx}
+	p := &pipe{tx: ptx}
+	t := &tx{reader: newReader(p, nil, s.cfg.Schema), tx: p}
 	t.Writes = sqlstore.Writes{D: Dialect, W: t}
 	committed := false
 	defer func() {
@@ -219,10 +220,14 @@ func (s *Store) Write(ctx context.Context, fn func(tx persist.Tx) error) (err er
 		return err
 	}
 	if t.lastSeq > 0 {
-		// Delivered at commit, to every replica listening (notify.go).
-		if _, err := ptx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel(s.cfg.Schema), s.instance+":"+strconv.FormatInt(t.lastSeq, 10)); err != nil {
+		// Delivered at commit, to every replica listening (notify.go);
+		// sent with the statements still queued.
+		if _, err := p.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel(s.cfg.Schema), s.instance+":"+strconv.FormatInt(t.lastSeq, 10)); err != nil {
 			return wrap("notify", err)
 		}
+	}
+	if _, err := p.flush(ctx); err != nil {
+		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return wrap("commit write", err)

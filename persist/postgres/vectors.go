@@ -63,20 +63,17 @@ func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) 
 		idx[i], start[i], end[i] = int32(c.Index), int32(c.Start), int32(c.End)
 		vecs[i], codes[i] = vectorArg(c.Vector), codeArg(c.Code)
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding, code)
+	if err := t.tx.put(ctx, "set embeddings: insert chunks", `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding, code)
 		SELECT $1, u.i, u.s, u.e, u.v, u.c FROM unnest($2::int[], $3::int[], $4::int[], $5::bytea[], $6::bytea[]) WITH ORDINALITY AS u(i, s, e, v, c, o)
 		ORDER BY u.o`, id, idx, start, end, vecs, codes); err != nil {
-		return wrap("set embeddings: insert chunks", err)
+		return err
 	}
 	now := time.Now().UTC()
-	if _, err := t.tx.Exec(ctx, `INSERT INTO embedding_metadata
+	return t.tx.put(ctx, "set embeddings: write metadata", `INSERT INTO embedding_metadata
 		(context_id, model_name, dimensions, chunk_count, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
 		ON CONFLICT (context_id) DO UPDATE SET model_name = excluded.model_name,
 			dimensions = excluded.dimensions, chunk_count = excluded.chunk_count, updated_at = excluded.updated_at`,
-		id, sqlstore.NullString(e.Model), e.Dim, n, now); err != nil {
-		return wrap("set embeddings: write metadata", err)
-	}
-	return nil
+		id, sqlstore.NullString(e.Model), e.Dim, n, now)
 }
 
 // SetEmbeddingModel records m as the model of the stored vectors,

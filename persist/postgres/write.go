@@ -15,7 +15,7 @@ type tx struct {
 	reader
 	// Writes are Insert, Update, Grant and Ungrant, on this tx.
 	sqlstore.Writes
-	tx pgx.Tx
+	tx *pipe
 	// lastSeq is the highest change-log seq written by this transaction;
 	// 0 until the first log row, when the head is read (under the write
 	// lock, so no other writer can take the next seq).
@@ -28,7 +28,9 @@ var _ persist.Tx = (*tx)(nil)
 // nextSeqs reserves n change-log seqs and returns the first.
 func (t *tx) nextSeqs(ctx context.Context, n int) (int64, error) {
 	if !t.seqRead {
-		if err := t.tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM change_log`).Scan(&t.lastSeq); err != nil {
+		// Read past the queued statements, which write no change-log row
+		// before this first seq: they wait for the next round trip.
+		if err := t.tx.queryRowNow(ctx, `SELECT coalesce(max(seq), 0) FROM change_log`).Scan(&t.lastSeq); err != nil {
 			return 0, wrap("append change log", err)
 		}
 		t.seqRead = true
@@ -44,10 +46,7 @@ func (t *tx) Log(ctx context.Context, id, op string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO change_log (seq, entry_id, op, at) VALUES ($1, $2, $3, now())`, seq, id, op); err != nil {
-		return wrap("append change log", err)
-	}
-	return nil
+	return t.tx.put(ctx, "append change log", `INSERT INTO change_log (seq, entry_id, op, at) VALUES ($1, $2, $3, now())`, seq, id, op)
 }
 
 const sqlInsertGrant = `INSERT INTO context_entry_grants
@@ -59,12 +58,9 @@ func (t *tx) InsertTags(ctx context.Context, id string, tags []string) error {
 	if len(tags) == 0 {
 		return nil
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO tags (context_entry_id, tag)
+	return t.tx.put(ctx, "insert tags", `INSERT INTO tags (context_entry_id, tag)
 		SELECT $1, u.tag FROM unnest($2::text[]) WITH ORDINALITY AS u(tag, o) ORDER BY u.o
-		ON CONFLICT DO NOTHING`, id, tags); err != nil {
-		return wrap("insert tags", err)
-	}
-	return nil
+		ON CONFLICT DO NOTHING`, id, tags)
 }
 
 // InsertImages stores imgs at at (a time.Time).
@@ -74,10 +70,10 @@ func (t *tx) InsertImages(ctx context.Context, id string, imgs []persist.Image, 
 		if data == nil {
 			data = []byte{}
 		}
-		if _, err := t.tx.Exec(ctx, `INSERT INTO image_attachments
+		if err := t.tx.put(ctx, "insert image", `INSERT INTO image_attachments
 			(context_entry_id, image_data, mime_type, image_metadata, position, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, id, data, img.MimeType, img.Metadata, i, at); err != nil {
-			return wrap("insert image", err)
+			return err
 		}
 	}
 	return nil
@@ -87,6 +83,12 @@ func (t *tx) InsertImages(ctx context.Context, id string, imgs []persist.Image, 
 func (t *tx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	tag, err := t.tx.Exec(ctx, sql, args...)
 	return tag.RowsAffected(), err
+}
+
+// Put queues a statement whose changed-row count the write does not read
+// (sqlstore.Writer; pipe.go).
+func (t *tx) Put(ctx context.Context, what, sql string, args ...any) error {
+	return t.tx.put(ctx, what, sql, args...)
 }
 
 const sqlInsertEntry = `INSERT INTO context_entries

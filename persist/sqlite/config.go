@@ -76,26 +76,26 @@ func resolve(o Options) (settings, error) {
 	}
 	var err error
 	if o.JournalMode != "" {
-		if s.journalMode, err = oneOf("JournalMode (SQLITE_JOURNAL_MODE)", o.JournalMode,
+		if s.journalMode, err = oneOf("JournalMode", o.JournalMode,
 			"DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"); err != nil {
 			return s, err
 		}
 	}
 	if o.Synchronous != "" {
-		if s.synchronous, err = oneOf("Synchronous (SQLITE_SYNCHRONOUS)", o.Synchronous,
+		if s.synchronous, err = oneOf("Synchronous", o.Synchronous,
 			"OFF", "NORMAL", "FULL", "EXTRA", "0", "1", "2", "3"); err != nil {
 			return s, err
 		}
 	}
 	if o.TempStore != "" {
-		if s.tempStore, err = oneOf("TempStore (SQLITE_TEMP_STORE)", o.TempStore,
+		if s.tempStore, err = oneOf("TempStore", o.TempStore,
 			"DEFAULT", "FILE", "MEMORY", "0", "1", "2"); err != nil {
 			return s, err
 		}
 	}
 	switch {
 	case o.MmapSize < 0:
-		return s, fmt.Errorf("sqlite: option MmapSize (SQLITE_MMAP_SIZE): %d is negative", o.MmapSize)
+		return s, fmt.Errorf("sqlite: option MmapSize: %d is negative", o.MmapSize)
 	case o.MmapSize > 0:
 		s.mmapSize = o.MmapSize
 	}
@@ -105,19 +105,19 @@ func resolve(o Options) (settings, error) {
 	switch {
 	case o.PageSize == 0:
 	case o.PageSize < 512 || o.PageSize > 65536 || o.PageSize&(o.PageSize-1) != 0:
-		return s, fmt.Errorf("sqlite: option PageSize (SQLITE_PAGE_SIZE): %d is not a power of two between 512 and 65536", o.PageSize)
+		return s, fmt.Errorf("sqlite: option PageSize: %d is not a power of two between 512 and 65536", o.PageSize)
 	default:
 		s.pageSize = o.PageSize
 	}
 	switch {
 	case o.WALAutocheckpoint < 0:
-		return s, fmt.Errorf("sqlite: option WALAutocheckpoint (SQLITE_WAL_AUTOCHECKPOINT): %d is negative", o.WALAutocheckpoint)
+		return s, fmt.Errorf("sqlite: option WALAutocheckpoint: %d is negative", o.WALAutocheckpoint)
 	case o.WALAutocheckpoint > 0:
 		s.walAutocheckpoint = o.WALAutocheckpoint
 	}
 	switch {
 	case o.BusyTimeout < 0:
-		return s, fmt.Errorf("sqlite: option BusyTimeout (SQLITE_BUSY_TIMEOUT_MS): %v is negative", o.BusyTimeout)
+		return s, fmt.Errorf("sqlite: option BusyTimeout: %v is negative", o.BusyTimeout)
 	case o.BusyTimeout > 0:
 		s.busyTimeoutMS = max(o.BusyTimeout.Milliseconds(), 1)
 	}
@@ -126,14 +126,14 @@ func resolve(o Options) (settings, error) {
 	}
 	switch {
 	case o.MaxReaders < 0:
-		return s, fmt.Errorf("sqlite: option MaxReaders (POOL_MAX_READERS): %d is negative", o.MaxReaders)
+		return s, fmt.Errorf("sqlite: option MaxReaders: %d is negative", o.MaxReaders)
 	case o.MaxReaders > 0:
 		s.maxReaders = o.MaxReaders
 	}
-	if err := duration("IdleTimeout (POOL_IDLE_TIMEOUT_S)", o.IdleTimeout, &s.idleTimeout); err != nil {
+	if err := duration("IdleTimeout", o.IdleTimeout, &s.idleTimeout); err != nil {
 		return s, err
 	}
-	if err := duration("HealthCheckInterval (POOL_HEALTH_CHECK_INTERVAL_S)", o.HealthCheckInterval, &s.healthInterval); err != nil {
+	if err := duration("HealthCheckInterval", o.HealthCheckInterval, &s.healthInterval); err != nil {
 		return s, err
 	}
 	return s, nil

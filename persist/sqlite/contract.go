@@ -32,7 +32,7 @@ func openConfig(ctx context.Context, c persist.OpenConfig) (persist.Store, error
 		o.Path = c.Path
 	}
 	if o.Path == "" {
-		return nil, fmt.Errorf("sqlite: no database path (DB_PATH)")
+		return nil, fmt.Errorf("sqlite: no database path (option Path)")
 	}
 	st, err := Open(ctx, o)
 	if err != nil {

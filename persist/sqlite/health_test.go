@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // holdReaders opens n reader connections at once and returns them to the
@@ -26,15 +28,10 @@ func holdReaders(t *testing.T, s *Store, n int) {
 	}
 }
 
-// waitFor polls cond every 10 ms for up to 10 s.
+// waitFor polls cond for up to 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testtier.WaitFor(t, 10*time.Second, what, cond)
 }
 
 // TestPoolIdleTimeout: POOL_IDLE_TIMEOUT_S is applied to the reader pool:
@@ -55,7 +52,7 @@ func TestPoolIdleTimeout(t *testing.T) {
 		t.Fatalf("writer connections %d, want 1", w.OpenConnections)
 	}
 	if _, err := Open(context.Background(), Options{Path: tempDB(t), IdleTimeout: -time.Second}); err == nil ||
-		err.Error() != "sqlite: option IdleTimeout (POOL_IDLE_TIMEOUT_S): -1s is negative" {
+		err.Error() != "sqlite: option IdleTimeout: -1s is negative" {
 		t.Fatalf("negative idle timeout: %v", err)
 	}
 }
@@ -95,7 +92,18 @@ func TestPoolHealthCheck(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	holdReaders(t, s, 2)
+	// Readers to check, if the checker has not already found the damage
+	// and discarded the idle ones: then a new connection's set-up reads
+	// the damaged file and fails (as it should), which is no test failure.
+	var fresh []*sql.Conn
+	for range 2 {
+		if c, err := s.r.Conn(context.Background()); err == nil {
+			fresh = append(fresh, c)
+		}
+	}
+	for _, c := range fresh {
+		_ = c.Close() // back to the pool, idle, for the checker
+	}
 	waitFor(t, "a failed health check", func() bool { return s.PoolStats().HealthCheckFailures > 0 })
 	p := s.PoolStats()
 	if p.LastError != "database file corrupt" || p.LastErrorTime.IsZero() {
@@ -106,7 +114,7 @@ func TestPoolHealthCheck(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	after := s.PoolStats().HealthChecks
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // not a wait: five intervals in which a checker that outlived Close would run
 	if got := s.PoolStats().HealthChecks; got != after {
 		t.Fatalf("%d health checks after Close", got-after)
 	}

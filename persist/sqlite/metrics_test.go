@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextd/contextd/internal/testtier"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -43,13 +44,7 @@ func TestPoolStats(t *testing.T) {
 	<-held
 	queued := make(chan error, 1)
 	go func() { queued <- s.Write(ctx, func(persist.Tx) error { return nil }) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.PoolStats().WriteQueue != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("write queue never reached 1: %+v", s.PoolStats())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testtier.WaitFor(t, 5*time.Second, "a write queue of 1", func() bool { return s.PoolStats().WriteQueue == 1 })
 	if p := s.PoolStats(); p.InUse < 1 || p.OpenConnections < 2 {
 		t.Fatalf("with the writer held: %+v", p)
 	}

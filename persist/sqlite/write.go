@@ -85,6 +85,15 @@ func (t *tx) Exec(ctx context.Context, query string, args ...any) (int64, error)
 	return res.RowsAffected()
 }
 
+// Put runs a statement at once (sqlstore.Writer): SQLite has no round
+// trips to save.
+func (t *tx) Put(ctx context.Context, what, query string, args ...any) error {
+	if _, err := t.exec(ctx, query, args...); err != nil {
+		return Dialect.Wrap(what, err)
+	}
+	return nil
+}
+
 func (dialect) InsertEntrySQL() string { return sqlInsertEntry }
 func (dialect) InsertGrantSQL() string { return sqlInsertGrant }
 func (dialect) NullEq() string         { return " IS " }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/contextd/contextd/persist"
 )
@@ -76,6 +77,52 @@ func (b *Builder) Aggregate(acc persist.Access, a string) *Builder {
 		b.Readable(acc, a)
 	}
 	return b.W(" AND ").NotKnowledge(a)
+}
+
+// AggregateFrom writes the FROM clause of an aggregate view: the
+// readable entries outside the knowledge threads under the alias a, of
+// which the statement uses only the columns cols, then join (the
+// statement's joins with their ON conditions, or ""), then " WHERE " and
+// the predicate left to test. The statement continues with GROUP BY or
+// its end.
+//
+// For a caller who may read a small share of the store (acc.Narrow) the
+// rows are gathered as three disjoint parts, each through its own index:
+// the caller's own entries (owner_id), the public entries of others (the
+// partial public index) and the entries granted to the caller and not
+// already counted (the grants' principal index). The work is then
+// proportional to what the caller may read: with Alice's 500 entries
+// and another principal's 15,000 private ones, the whole-table plan
+// visits all 15,500 rows. For a caller who reads most of the store one
+// pass over the table is cheaper (at 100,000 entries of one owner on
+// SQLite, 72-90 ms against 217-276 ms of CPU for the entry counts and
+// 63-72 ms against 335-378 ms for the tag counts), so the engine sets
+// Narrow only when its catalog says the readable share is small.
+func (b *Builder) AggregateFrom(acc persist.Access, a string, cols []string, join string, entriesFirst bool) *Builder {
+	if join != "" {
+		kw := " JOIN "
+		if entriesFirst || acc.Narrow {
+			kw = " " + b.d.TagJoin() + " "
+		}
+		join = kw + join
+	}
+	if !acc.Narrow {
+		return b.W("context_entries "+a+join+" WHERE ").Aggregate(acc, a)
+	}
+	b.W("(").NarrowRows(acc, "x."+strings.Join(cols, ", x."))
+	return b.W(") " + a + join + " WHERE TRUE")
+}
+
+// NarrowRows writes the three disjoint parts of AggregateFrom's narrow
+// plan, selecting the list sel over the entry alias x: the caller's own
+// entries, the public entries of others and the entries granted to the
+// caller, each outside the knowledge threads.
+func (b *Builder) NarrowRows(acc persist.Access, sel string) *Builder {
+	sel = "SELECT " + sel + " FROM context_entries x WHERE "
+	b.W(sel + "x.owner_id = ").Arg(acc.Principal).W(" AND ").NotKnowledge("x")
+	b.W(" UNION ALL " + sel + "x.visibility = 'public' AND x.owner_id <> ").Arg(acc.Principal).W(" AND ").NotKnowledge("x")
+	b.W(" UNION ALL " + sel + "x.id IN (SELECT g.context_entry_id FROM context_entry_grants g WHERE ")
+	return b.principal(acc).W(") AND x.owner_id <> ").Arg(acc.Principal).W(" AND x.visibility <> 'public' AND ").NotKnowledge("x")
 }
 
 // Filter writes the access predicate and every structural filter of f on

@@ -23,8 +23,8 @@ type StatsDialect interface {
 func (r Reader) ListThreads(ctx context.Context, acc persist.Access, limit, offset int) ([]persist.ThreadInfo, error) {
 	b := NewBuilder(r.D)
 	b.W("SELECT e.thread_id, count(*), count(DISTINCT e.source), " + r.D.CountIf("e.content_type = 'multimodal'") +
-		", min(e.created_at), max(e.created_at), max(e.id) FROM context_entries e WHERE ")
-	b.Aggregate(acc, "e")
+		", min(e.created_at), max(e.created_at), max(e.id) FROM ")
+	b.AggregateFrom(acc, "e", []string{"thread_id", "source", "content_type", "created_at", "id"}, "", false)
 	b.W(" GROUP BY e.thread_id ORDER BY max(e.created_at) DESC, max(e.id) DESC LIMIT ").Typed(r.D.Limit(limit), "::bigint")
 	b.W(" OFFSET ").Typed(r.D.Count(max(offset, 0)), "::bigint")
 	var out []persist.ThreadInfo
@@ -74,11 +74,13 @@ func (r Reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 		TopTags:       []persist.Count{},
 		DBSizeBytes:   -1,
 	}
+	if acc.Narrow {
+		return st, r.narrowStats(ctx, acc, &st)
+	}
 	// Entries by source and content type, with the summary count.
 	b := NewBuilder(r.D)
-	b.W("SELECT e.source, e.content_type, count(*), " + r.D.CountIf("e.summary IS NOT NULL AND e.summary <> ''") +
-		" FROM context_entries e WHERE ")
-	b.Aggregate(acc, "e").W(" GROUP BY e.source, e.content_type")
+	b.W("SELECT e.source, e.content_type, count(*), " + r.D.CountIf("e.summary IS NOT NULL AND e.summary <> ''") + " FROM ")
+	b.AggregateFrom(acc, "e", []string{"source", "content_type", "summary"}, "", false).W(" GROUP BY e.source, e.content_type")
 	err := r.each(ctx, b, func(rows Rows) error {
 		var (
 			src, ct  string
@@ -99,8 +101,8 @@ func (r Reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 
 	// Threads: the total and the five most active.
 	b = NewBuilder(r.D)
-	b.W(`SELECT e.thread_id, count(*) AS n, count(*) OVER () FROM context_entries e WHERE `)
-	b.Aggregate(acc, "e").W(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
+	b.W(`SELECT e.thread_id, count(*) AS n, count(*) OVER () FROM `)
+	b.AggregateFrom(acc, "e", []string{"thread_id"}, "", false).W(" GROUP BY e.thread_id ORDER BY n DESC, e.thread_id ASC LIMIT 5")
 	err = r.each(ctx, b, func(rows Rows) error {
 		var c persist.Count
 		if err := rows.Scan(&c.Name, &c.Count, &st.TotalThreads); err != nil {
@@ -115,8 +117,8 @@ func (r Reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 
 	// Tags: the number of distinct tags and the ten most used.
 	b = NewBuilder(r.D)
-	b.W("SELECT t.tag, count(*) AS n, count(*) OVER () FROM context_entries e " + r.D.TagJoin() + " tags t ON t.context_entry_id = e.id WHERE ")
-	b.Aggregate(acc, "e").W(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
+	b.W("SELECT t.tag, count(*) AS n, count(*) OVER () FROM ")
+	b.AggregateFrom(acc, "e", []string{"id"}, "tags t ON t.context_entry_id = e.id", true).W(" GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT 10")
 	err = r.each(ctx, b, func(rows Rows) error {
 		var c persist.Count
 		if err := rows.Scan(&c.Name, &c.Count, &st.UniqueTags); err != nil {
@@ -130,8 +132,8 @@ func (r Reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	}
 
 	b = NewBuilder(r.D)
-	b.W(`SELECT count(*) FROM image_attachments i JOIN context_entries e ON e.id = i.context_entry_id WHERE `)
-	b.Aggregate(acc, "e")
+	b.W(`SELECT count(*) FROM `)
+	b.AggregateFrom(acc, "e", []string{"id"}, "image_attachments i ON i.context_entry_id = e.id", false)
 	if err := r.Q.QueryRow(ctx, b.String(), b.Args()...).Scan(&st.TotalImages); err != nil {
 		return st, r.D.Wrap("statistics: images", err)
 	}
@@ -141,8 +143,8 @@ func (r Reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 // CountNodeSummaries counts the node summaries of the readable entries.
 func (r Reader) CountNodeSummaries(ctx context.Context, acc persist.Access) (int, error) {
 	b := NewBuilder(r.D)
-	b.W(`SELECT count(*) FROM context_index_nodes n JOIN context_entries e ON e.id = n.context_entry_id WHERE `)
-	b.Aggregate(acc, "e")
+	b.W(`SELECT count(*) FROM `)
+	b.AggregateFrom(acc, "e", []string{"id"}, "context_index_nodes n ON n.context_entry_id = e.id", false)
 	var n int
 	if err := r.Q.QueryRow(ctx, b.String(), b.Args()...).Scan(&n); err != nil {
 		return 0, r.D.Wrap("count node summaries", err)

@@ -110,8 +110,8 @@ func (r Reader) EmbeddingModel(ctx context.Context) (persist.EmbeddingModel, boo
 func (r Reader) EmbeddingCounts(ctx context.Context, acc persist.Access) (entries, chunks int, err error) {
 	b := NewBuilder(r.D)
 	b.W("SELECT count(*), coalesce(sum(m.chunk_count), 0)").Cast("::bigint")
-	b.W(" FROM embedding_metadata m JOIN context_entries e ON e.id = m.context_id WHERE ")
-	b.Aggregate(acc, "e")
+	b.W(" FROM ")
+	b.AggregateFrom(acc, "e", []string{"id"}, "embedding_metadata m ON m.context_id = e.id", false)
 	if err := r.Q.QueryRow(ctx, b.String(), b.Args()...).Scan(&entries, &chunks); err != nil {
 		return 0, 0, r.D.Wrap("count embeddings", err)
 	}

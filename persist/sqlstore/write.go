@@ -17,6 +17,11 @@ type Writer interface {
 	// store's statement cache where it keeps one) and returns the number
 	// of rows it changed.
 	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// Put runs a statement whose changed-row count the write does not
+	// read. A store may hold it back and send it with later statements in
+	// one round trip (PostgreSQL's pipeline); its failure, wrapped with
+	// what, is then reported by the call that sends it or by the commit.
+	Put(ctx context.Context, what, sql string, args ...any) error
 	InsertTags(ctx context.Context, id string, tags []string) error
 	// InsertImages stores imgs at the time at, as Dialect.Time binds it.
 	InsertImages(ctx context.Context, id string, imgs []persist.Image, at any) error
@@ -73,11 +78,11 @@ func (x Writes) Insert(ctx context.Context, e *persist.Entry, grants []persist.G
 		e.UpdatedAt = e.CreatedAt
 	}
 	created := d.Time(e.CreatedAt)
-	if _, err := w.Exec(ctx, d.InsertEntrySQL(),
+	if err := w.Put(ctx, "insert entry", d.InsertEntrySQL(),
 		e.ID, e.ThreadID, e.Source, e.ContentType, e.Text, MetadataArg(e.Metadata),
 		NullString(e.Summary), NullString(e.ContentHash), e.Version, e.Owner, e.Visibility,
 		created, d.Time(e.UpdatedAt)); err != nil {
-		return d.Wrap("insert entry", err)
+		return err
 	}
 	if err := w.InsertTags(ctx, e.ID, e.Tags); err != nil {
 		return err
@@ -90,8 +95,8 @@ func (x Writes) Insert(ctx context.Context, e *persist.Entry, grants []persist.G
 		if !g.CreatedAt.IsZero() {
 			at = d.Time(g.CreatedAt)
 		}
-		if _, err := w.Exec(ctx, d.InsertGrantSQL(), e.ID, g.PrincipalType, g.PrincipalID, g.Permission, g.GrantedBy, at); err != nil {
-			return d.Wrap("insert grant", err)
+		if err := w.Put(ctx, "insert grant", d.InsertGrantSQL(), e.ID, g.PrincipalType, g.PrincipalID, g.Permission, g.GrantedBy, at); err != nil {
+			return err
 		}
 	}
 	return w.Log(ctx, e.ID, persist.OpInsert)

@@ -67,11 +67,7 @@ func Build(c config.Config) (Config, error) {
 		DisabledTools:    c.Server.DisabledTools,
 		Instructions:     c.Server.Instructions,
 		MaxMessageBytes:  c.Server.MaxMessageBytes,
-		Limits: server.Limits{
-			MaxQueryChars: c.Server.Limits.MaxQueryChars, SearchTimeout: c.Server.Limits.SearchTimeout,
-			HeavyQueryChars: c.Server.Limits.HeavyQueryChars, HeavyCalls: c.Server.Limits.HeavyCalls,
-			HeavyQueueTimeout: c.Server.Limits.HeavyQueueTimeout,
-		},
+		Limits:           c.Server.Limits,
 	}
 	h := c.HTTP
 	out.HTTP = server.HTTPOptions{

@@ -32,7 +32,8 @@ type Row struct {
 	Group string `json:"group"`
 	Name  string `json:"name"`
 	// Kind is "latency" (Median and P99 in ms), "rate" (Value in
-	// entries/s) or "startup" (Median: open, P99: ready, in ms).
+	// entries/s), "startup" (Median: open, P99: ready, in ms) or "recall"
+	// (Recall, a share, over N queries).
 	Kind   string           `json:"kind"`
 	Values map[string]Value `json:"values"` // by backend
 }
@@ -44,6 +45,7 @@ type Value struct {
 	OpenMS   float64 `json:"open_ms,omitempty"`
 	ReadyMS  float64 `json:"ready_ms,omitempty"`
 	PerS     float64 `json:"per_s,omitempty"`
+	Recall   float64 `json:"recall,omitempty"`
 	N        int     `json:"n,omitempty"`
 }
 
@@ -92,6 +94,10 @@ func (r *Report) rate(group, name, backend string, perS float64) {
 	r.row(group, name, "rate").Values[backend] = Value{PerS: perS}
 }
 
+func (r *Report) recall(group, name, backend string, recall float64, n int) {
+	r.row(group, name, "recall").Values[backend] = Value{Recall: recall, N: n}
+}
+
 func (r *Report) startup(name, backend string, open, ready time.Duration) {
 	r.row("start-up", name, "startup").Values[backend] = Value{OpenMS: ms(open), ReadyMS: ms(ready)}
 }
@@ -128,6 +134,8 @@ func (row *Row) cell(backend string) (string, float64, bool) {
 		return fmt.Sprintf("%s / %s", num(v.MedianMS), num(v.P99MS)), v.MedianMS, true
 	case "rate":
 		return fmt.Sprintf("%s entries/s", num(v.PerS)), v.PerS, true
+	case "recall":
+		return fmt.Sprintf("%.3f", v.Recall), v.Recall, true
 	default:
 		return fmt.Sprintf("%s / %s", num(v.OpenMS), num(v.ReadyMS)), v.ReadyMS, true
 	}

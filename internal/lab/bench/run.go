@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,6 +84,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, fmt.Errorf("%s: %w", b, err)
 		}
 	}
+	got, exact := w.tops[contextd.BackendInProcess], w.tops[contextd.BackendNative]
+	if got != nil && exact != nil {
+		rep.recall("semantic_search_context", "six words, recall@10 against the native backend's exact scan", contextd.BackendInProcess, recallAt10(got, exact), len(exact))
+		rep.recall("semantic_search_context", "six words, recall@10 against the native backend's exact scan", contextd.BackendNative, 1, len(exact))
+	}
 	rep.ElapsedS = time.Since(began).Seconds()
 	return rep, nil
 }
@@ -94,6 +100,10 @@ type workload struct {
 	size    int
 	queries queries
 	mid     time.Time // a time between the stores of the two halves
+	reranks bool      // the configuration reranks (ENABLE_RERANKING)
+	// tops holds each backend's semantic top 10 per natural query, for
+	// the recall row (recall.go).
+	tops map[string][][]topHit
 }
 
 // handle is an open engine with its MCP server and in-process client.
@@ -219,6 +229,7 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 	if err != nil {
 		return err
 	}
+	w.reranks = cfg.Engine.Rerank.Reranker != nil
 	h, err := open(ctx, cfg)
 	if err != nil {
 		return err
@@ -250,7 +261,22 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 		}
 		rep.latency(q.group, q.name, backend, lat)
 	}
+	if h.eng.SemanticAvailable() {
+		w.progress("%s: semantic top 10 for the recall row", backend)
+		tops, err := w.semanticTops(ctx, h)
+		if err != nil {
+			return err
+		}
+		if w.tops == nil {
+			w.tops = map[string][][]topHit{}
+		}
+		w.tops[backend] = tops
+	}
 	if err := rep.memory(backend, "after the searches", idle); err != nil {
+		return err
+	}
+	h.close()
+	if h, err = w.otherReranking(ctx, dir, backend, rep); err != nil {
 		return err
 	}
 	h.close()
@@ -296,6 +322,33 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 		h = &handle{}
 	}
 	return nil
+}
+
+// otherReranking reopens the database in dir with ENABLE_RERANKING the
+// other way round from the configuration and measures the hybrid row
+// again, so both settings are reported from one database and one run.
+// The returned handle is the reopened engine (empty without embeddings).
+func (w *workload) otherReranking(ctx context.Context, dir, backend string, rep *Report) (*handle, error) {
+	over := map[string]string{"ENABLE_RERANKING": strconv.FormatBool(!w.reranks)}
+	cfg, err := serverConfig(w.opt.LookupEnv, dir, backend, over)
+	if err != nil {
+		return &handle{}, err
+	}
+	h, err := open(ctx, cfg)
+	if err != nil {
+		return &handle{}, err
+	}
+	if !h.eng.SemanticAvailable() {
+		return h, nil
+	}
+	q := w.hybridSearch(cfg.Engine.Rerank.Reranker != nil)
+	w.progress("%s: %s", backend, q.name)
+	lat, err := measure(ctx, h, q.tool, q.n, q.args)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", q.name, err)
+	}
+	rep.latency(q.group, q.name, backend, lat)
+	return h, nil
 }
 
 // store loads the corpus through store_context_batch and reports the

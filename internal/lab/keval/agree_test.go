@@ -3,6 +3,7 @@ package keval_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/contextd/contextd"
 	"github.com/contextd/contextd/internal/knowledge"
+	"github.com/contextd/contextd/internal/testtier"
 )
 
 // paragraphs are the corpus's prose paragraphs (headings dropped), each a
@@ -106,12 +108,40 @@ func (b *both) rankings(t *testing.T, q string) (ctxTop, kTop, ctxFTS, kKeyword 
 	return ctxTop, kTop, ctxFTS, kKeyword
 }
 
+// tieShare is rank.Convex's: scores of a leg closer than this share of
+// its best are a tie of the leg.
+const tieShare = 0.02
+
+// tiedLeg reports that the two full-text hits of q score within tieShare
+// of the best on either side (context BM25, knowledge Keyword).
+func (b *both) tiedLeg(t *testing.T, q string) bool {
+	t.Helper()
+	fts, err := b.eng.FTSSearch(b.ctx, contextd.FTSSearchRequest{SearchFilter: contextd.SearchFilter{ThreadID: "paras"}, Query: q, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kw, err := b.svc.Search(b.ctx, acc, b.c, knowledge.Query{Text: q, Mode: knowledge.Keyword, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := func(s []float64) bool { return len(s) == 2 && s[0]-s[1] < tieShare*math.Abs(s[0]) }
+	var fs, ks []float64
+	for _, r := range fts.Results {
+		fs = append(fs, r.Scores.FTSScore)
+	}
+	for _, h := range kw.Hits {
+		ks = append(ks, h.Score)
+	}
+	return tied(fs) || tied(ks)
+}
+
 // TestContextAndKnowledgeHybridAgree: where the two searches' options
 // match, they rank alike. Same texts (one chunk each), the same embedder
 // and fusion (rank.Convex, alpha 0.5), every candidate in both legs, and a
 // query whose full-text leg holds at most two texts on both sides, in the
 // same order: min-max then maps both keyword legs to the same {1, 0}
-// whatever the two scorings, so the top 10s must be equal. With more
+// whatever the two scorings (unless one leg's two scores are within
+// rank.Convex's tie share of its best), so the top 10s must be equal. With more
 // keyword hits they differ by design (the report of
 // TestContextAndKnowledgeHybrid says how often): knowledge Keyword scores
 // as upstream's ts_rank_cd (an exact stream at 1 and an English-stemmed one
@@ -136,8 +166,15 @@ func TestContextAndKnowledgeHybridAgree(t *testing.T) {
 			}
 		}
 	}
-	checked, more, moreSame := 0, 0, 0
-	for _, w := range words {
+	// Every word in the long tier; in the quick tier every 4th
+	// (testtier.Share): all 269 words took 1.6 s of CPU, four searches
+	// each, and every 4th still compares 34 words with one or two hits on
+	// both sides (127 of all), past the gate of 20.
+	stride := len(words) / testtier.Share(t, len(words))
+	asked, checked, more, moreSame, tied := 0, 0, 0, 0, 0
+	for i := 0; i < len(words); i += stride {
+		w := words[i]
+		asked++
 		a, k, f, kw := b.rankings(t, w)
 		if len(f) > 2 && fmt.Sprint(f) == fmt.Sprint(kw) {
 			// Same keyword order, but min-max of r/(r+1) and of BM25's
@@ -151,6 +188,13 @@ func TestContextAndKnowledgeHybridAgree(t *testing.T) {
 			continue
 		}
 		nf := len(f)
+		if nf == 2 && b.tiedLeg(t, w) {
+			// One leg's two scores are within rank.Convex's tie share
+			// of its best (knowledge's r/(r+1) sits near 1): that leg
+			// maps them to {1, near 1}, not {1, 0}, by design.
+			tied++
+			continue
+		}
 		checked++
 		if fmt.Sprint(a) != fmt.Sprint(k) {
 			t.Errorf("%q (%d full-text hits): the rankings differ", w, nf)
@@ -169,7 +213,7 @@ func TestContextAndKnowledgeHybridAgree(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("only %d words with one or two full-text hits on both sides", checked)
 	}
-	t.Logf("%d single-word queries with one or two full-text hits in the same order: the same top 10; with three or more in the same order, %d of %d", checked, moreSame, more)
+	t.Logf("of %d words, %d single-word queries with one or two full-text hits in the same order: the same top 10 (%d more with two hits tied in one leg, not compared); with three or more in the same order, %d of %d", asked, checked, tied, moreSame, more)
 }
 
 // TestContextAndKnowledgeHybrid reports how often the two rankings agree

@@ -39,26 +39,10 @@ func SentenceVectors() ([][]float32, int, error) {
 		vecTexts = len(texts)
 		r := rand.New(rand.NewPCG(4, 100))
 		r.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
-		var e builtin.Embedder
-		all := make([][]float32, len(texts))
-		workers := runtime.GOMAXPROCS(0)
-		per := (len(texts) + workers - 1) / workers
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for w := range workers {
-			lo, hi := min(w*per, len(texts)), min((w+1)*per, len(texts))
-			wg.Go(func() {
-				vs, err := e.Embed(context.Background(), texts[lo:hi])
-				copy(all[lo:hi], vs)
-				errs[w] = err
-			})
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				vecErr = err
-				return
-			}
+		all, err := Embed(texts)
+		if err != nil {
+			vecErr = err
+			return
 		}
 		seen := make(map[string]bool, len(all))
 		buf := make([]byte, 4*builtin.EmbedderDim)
@@ -76,4 +60,29 @@ func SentenceVectors() ([][]float32, int, error) {
 		}
 	})
 	return vecs, vecTexts, vecErr
+}
+
+// Embed embeds texts with the built-in embedder on every core, in order.
+func Embed(texts []string) ([][]float32, error) {
+	var e builtin.Embedder
+	all := make([][]float32, len(texts))
+	workers := runtime.GOMAXPROCS(0)
+	per := (len(texts) + workers - 1) / workers
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		lo, hi := min(w*per, len(texts)), min((w+1)*per, len(texts))
+		wg.Go(func() {
+			vs, err := e.Embed(context.Background(), texts[lo:hi])
+			copy(all[lo:hi], vs)
+			errs[w] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
 }

@@ -1,0 +1,93 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Upserts applied in groups (one document a Bleve batch) leave the index
+// the one batch leaves: the same hits with the same scores, the same
+// count and watermark, deletes included.
+func TestApplyInGroups(t *testing.T) {
+	apply := func(group int) *Index {
+		saved := applyGroupBytes
+		applyGroupBytes = group
+		defer func() { applyGroupBytes = saved }()
+		ix, err := Open(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ix.Close() })
+		ctx := context.Background()
+		if err := ix.Apply(ctx, testDocs(), nil, 7); err != nil {
+			t.Fatal(err)
+		}
+		changed := testDocs()[1:3]
+		changed[0].Text = "Connection refused again by the database server, twice."
+		if err := ix.Apply(ctx, changed, []string{"05", "07"}, 9); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	if got := textGroups(testDocs(), 40); len(got) != len(testDocs()) {
+		t.Fatalf("%d groups of 40 bytes for %d documents longer than that", len(got), len(testDocs()))
+	}
+	whole, grouped := apply(1<<30), apply(1)
+	state := func(ix *Index) string {
+		wm, err := ix.Watermark()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := ix.DocCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := fmt.Sprintf("watermark %d, %d documents", wm, n)
+		for _, q := range []string{"connection refused", "authentication", "python", "secret", "cafe", "database server"} {
+			for _, acc := range []Access{{Principal: "alice"}, {Principal: "bob"}} {
+				res, err := ix.Search(context.Background(), Query{Text: q, Mode: "match", Access: acc, Size: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range res.Hits {
+					out += fmt.Sprintf("; %s %s %s %.6f", q, acc.Principal, h.ID, h.Score)
+				}
+			}
+		}
+		return out
+	}
+	if a, b := state(whole), state(grouped); a != b {
+		t.Fatalf("one batch:\n%s\ngroups:\n%s", a, b)
+	}
+}
+
+// textGroups keeps every document, in order, in groups within the limit
+// unless a document alone exceeds it.
+func TestTextGroups(t *testing.T) {
+	for _, sizes := range [][]int{{}, {5}, {1, 2, 3}, {10, 1, 1, 10}, {3, 3, 3, 3}, {20}, {0, 0, 0}} {
+		var docs []Doc
+		for i, n := range sizes {
+			docs = append(docs, Doc{ID: fmt.Sprint(i), Text: string(make([]byte, n))})
+		}
+		groups := textGroups(docs, 6)
+		var flat []Doc
+		for _, g := range groups {
+			n := 0
+			for _, d := range g {
+				n += len(d.Text)
+			}
+			if n > 6 && len(g) > 1 {
+				t.Fatalf("%v: a group of %d documents holds %d bytes", sizes, len(g), n)
+			}
+			if len(g) == 0 && len(docs) > 0 {
+				t.Fatalf("%v: an empty group", sizes)
+			}
+			flat = append(flat, g...)
+		}
+		if !slices.EqualFunc(flat, docs, func(a, b Doc) bool { return a.ID == b.ID }) {
+			t.Fatalf("%v: groups %v lose or reorder documents", sizes, groups)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package knowledge
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestResidentBytesPerChunk measures what one indexed chunk keeps in
+// memory (docs/knowledge.md, Memory): its text, its exact stream (8 bytes
+// a distinct term), its vector (4 bytes a dimension) and the fixed part,
+// for chunks like those of the bulk-upload measurement (about 500 bytes
+// of words drawn from 50,000, 100-dimension vectors). It fails when a
+// chunk costs more than the stated formula allows, so a field added to
+// every chunk must be accounted for there.
+func TestResidentBytesPerChunk(t *testing.T) {
+	const chunks, dims = 4000, 100
+	r := rand.New(rand.NewPCG(11, 3))
+	in := make([]Chunk, chunks)
+	textBytes := 0
+	for i := range in {
+		var b strings.Builder
+		for b.Len() < 500 {
+			b.WriteString("w" + strconv.FormatUint(uint64(r.IntN(50_000)), 36) + " ")
+		}
+		in[i] = Chunk{Text: b.String(), Start: i * 500, End: i*500 + 500}
+		textBytes += b.Len()
+	}
+	x := newChunkIndex()
+	// The vocabulary is warmed first: it grows with distinct words, not
+	// with chunks, and is reported apart.
+	var m0, m1, m2 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	x.indexChunks(in, nil)
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	vocabBytes := int(m1.HeapAlloc) - int(m0.HeapAlloc)
+	vecs := make([][]float32, chunks) // as the embedder returns them
+	for i := range vecs {
+		vecs[i] = make([]float32, dims)
+	}
+	out, _ := x.indexChunks(in, vecs)
+	runtime.GC()
+	runtime.ReadMemStats(&m2)
+	per := (float64(m2.HeapAlloc) - float64(m1.HeapAlloc)) / chunks
+	terms := 0
+	for i := range out {
+		terms += len(out[i].terms)
+	}
+	runtime.KeepAlive(out)
+	runtime.KeepAlive(in) // the chunker's texts, which the index copies
+	text, nterms := float64(textBytes)/chunks, float64(terms)/chunks
+	// The fixed part: the indexedChunk (112 bytes: Chunk, terms, n, vec
+	// headers), the vector's slice header, and allocation rounding.
+	formula := 160 + text + 8*nterms + 4*dims
+	t.Logf("%.0f bytes a chunk resident (text %.0f, %.0f distinct terms, %d dims; formula 160 + text + 8 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
+		per, text, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
+	if per > formula*1.1 {
+		t.Errorf("%.0f bytes a chunk, the formula allows %.0f", per, formula)
+	}
+}
