@@ -45,7 +45,10 @@ type Store interface {
 	// Write runs fn in one serialized write transaction, committing when
 	// fn returns nil and rolling back otherwise. Every entry the
 	// transaction changes gets one change-log row, written in the same
-	// transaction.
+	// transaction. A store may send a write's statements later than the
+	// call that made them (and fail a later call, or Write itself, with
+	// their error); writes made with a context of WithItem fail as that
+	// item's *ItemError wherever they surface.
 	Write(ctx context.Context, fn func(tx Tx) error) error
 	// Native reports the database's own search engines, for
 	// SEARCH_BACKEND=native; a field is nil when the backend has none.

@@ -104,9 +104,12 @@ func (w *Writer) StoreBatch(ctx context.Context, p Principal, items []StoreItem,
 	if atomic {
 		err := w.st.Write(ctx, func(tx persist.Tx) error {
 			for i, ps := range prepared {
-				out, err := w.storeTx(ctx, tx, p, ps)
+				// A store may send entry i's statements later (the
+				// PostgreSQL pipeline): the marked context makes their
+				// failure name entry i wherever it surfaces.
+				out, err := w.storeTx(persist.WithItem(ctx, i), tx, p, ps)
 				if err != nil {
-					return fmt.Errorf("entry %d: %w", i, err)
+					return persist.AtItem(i, err)
 				}
 				outs[i] = out
 			}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/cerrors"
+	"github.com/contextd/contextd/persist"
 )
 
 // idSequence hands out ids in order, repeating one to make an insert fail
@@ -61,9 +61,20 @@ func TestStoreBatchValidation(t *testing.T) {
 	}
 }
 
+// The atomic batch's error names the failing entry on every store: on
+// PostgreSQL the insert is pipelined, so its failure surfaces in a later
+// entry's read or at the commit, and still reads "entry 1: ".
 func TestStoreBatchTransactions(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		open func(t *testing.T) persist.Store
+	}{{"sqlite", openStore}, {"postgresql", openPostgres}} {
+		t.Run(b.name, func(t *testing.T) { storeBatchTransactions(t, b.open(t), b.name) })
+	}
+}
+
+func storeBatchTransactions(t *testing.T, st persist.Store, backend string) {
 	ctx := context.Background()
-	st := openStore(t)
 	items := func() []StoreItem {
 		return []StoreItem{{Store: validStore(t, "b", "one")}, {Store: validStore(t, "b", "two")}, {Store: validStore(t, "b", "three")}}
 	}
@@ -71,8 +82,8 @@ func TestStoreBatchTransactions(t *testing.T) {
 	// whole batch rolls back.
 	w := New(st, nil, Options{NewID: idSequence(idA, idA, idB)})
 	_, err := w.StoreBatch(ctx, alice, items(), true)
-	if err == nil || !strings.HasPrefix(err.Error(), "store batch: entry 1: ") {
-		t.Fatalf("atomic batch error = %v", err)
+	if want := "store batch: entry 1: " + backend + ": insert entry: unique violation"; err == nil || err.Error() != want || !errors.Is(err, cerrors.ErrConflict) {
+		t.Fatalf("atomic batch error = %v, want %q", err, want)
 	}
 	if !threadEmpty(t, w, "b") {
 		t.Fatal("the atomic batch was not rolled back")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/persist"
+	"github.com/contextd/contextd/persist/postgres"
+	"github.com/contextd/contextd/persist/postgres/pgtest"
 	"github.com/contextd/contextd/persist/sqlite"
 )
 
@@ -23,6 +25,19 @@ var (
 func openStore(t *testing.T) persist.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// openPostgres opens a store on a fresh schema of the PostgreSQL test
+// server (CONTEXTD_TEST_POSTGRES_URL), skipping t without one.
+func openPostgres(t *testing.T) persist.Store {
+	t.Helper()
+	url, schema := pgtest.Schema(t)
+	st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}

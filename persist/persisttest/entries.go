@@ -21,6 +21,7 @@ func (s suite) entries(t *testing.T) {
 	t.Run("IndexSource", s.entriesIndexSource)
 	t.Run("WriteSeesOwnWrites", s.entriesWriteSeesOwnWrites)
 	t.Run("ContextCanceled", s.entriesContextCanceled)
+	t.Run("AtomicBatch", s.entriesAtomicBatch)
 }
 
 // roundTripEntry is entry 1 of the round trip: every field set, three

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 
+	"github.com/contextd/contextd/persist"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -18,11 +19,17 @@ import (
 //
 // A put that fails is reported by the call that sends it, wrapped with
 // what it did; the transaction is then aborted, as it would have been
-// had the statement run at once, so Write returns that error.
+// had the statement run at once, so Write returns that error. A put made
+// with a context of persist.WithItem fails as a *persist.ItemError of
+// that item, wherever it is sent: in an atomic batch the failure of
+// entry 1's insert surfaces at the commit, or in entry 2's first read,
+// and must still read "entry 1: " as it does on SQLite, where the insert
+// itself fails.
 type pipe struct {
 	tx    pgx.Tx
 	batch pgx.Batch
 	whats []string // what each queued statement does, for its error
+	items []int    // the batch item each made (persist.ItemOf), -1 for none
 	bytes int      // the queued arguments' text and byte sizes
 	trips int      // round trips made (for the tests)
 }
@@ -37,6 +44,11 @@ const pipeBytes = 1 << 20
 func (p *pipe) put(ctx context.Context, what, sql string, args ...any) error {
 	p.batch.Queue(sql, args...)
 	p.whats = append(p.whats, what)
+	item, ok := persist.ItemOf(ctx)
+	if !ok {
+		item = -1
+	}
+	p.items = append(p.items, item)
 	for _, a := range args {
 		switch v := a.(type) {
 		case string:
@@ -57,34 +69,44 @@ func (p *pipe) put(ctx context.Context, what, sql string, args ...any) error {
 }
 
 // flush sends the queued statements and returns the command tag of the
-// last one, or the first failure wrapped with what it did.
+// last one, or the first failure wrapped with what it did and the item
+// that made it.
 func (p *pipe) flush(ctx context.Context) (pgconn.CommandTag, error) {
 	if len(p.whats) == 0 {
 		return pgconn.CommandTag{}, nil
 	}
 	// The results read the batch they were sent from: the pipe starts a
 	// new one.
-	whats, b := p.whats, p.batch
-	p.batch, p.whats, p.bytes = pgx.Batch{}, nil, 0
+	whats, items, b := p.whats, p.items, p.batch
+	p.batch, p.whats, p.items, p.bytes = pgx.Batch{}, nil, nil, 0
 	p.trips++
 	br := p.tx.SendBatch(ctx, &b)
 	var tag pgconn.CommandTag
 	var first error
-	for _, what := range whats {
+	for k, what := range whats {
 		t, err := br.Exec()
 		switch {
 		case err == nil || first != nil:
 		case what == "": // Exec's own statement: its caller wraps it
 			first = err
 		default:
-			first = wrap(what, err)
+			first = atItem(items[k], wrap(what, err))
 		}
 		tag = t
 	}
 	if err := br.Close(); err != nil && first == nil {
-		first = wrap(whats[len(whats)-1], err)
+		last := len(whats) - 1
+		first = atItem(items[last], wrap(whats[last], err))
 	}
 	return tag, first
+}
+
+// atItem names the batch item of a failed queued statement; -1 is none.
+func atItem(item int, err error) error {
+	if item < 0 {
+		return err
+	}
+	return persist.AtItem(item, err)
 }
 
 // Exec runs sql after the queued statements, in the same round trip.
@@ -95,6 +117,7 @@ func (p *pipe) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comman
 	}
 	p.batch.Queue(sql, args...)
 	p.whats = append(p.whats, "")
+	p.items = append(p.items, -1)
 	return p.flush(ctx)
 }
 

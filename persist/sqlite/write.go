@@ -86,10 +86,10 @@ func (t *tx) Exec(ctx context.Context, query string, args ...any) (int64, error)
 }
 
 // Put runs a statement at once (sqlstore.Writer): SQLite has no round
-// trips to save.
+// trips to save. A refused row reads as on PostgreSQL (writeError).
 func (t *tx) Put(ctx context.Context, what, query string, args ...any) error {
 	if _, err := t.exec(ctx, query, args...); err != nil {
-		return Dialect.Wrap(what, err)
+		return writeError(what, err)
 	}
 	return nil
 }
