@@ -334,17 +334,38 @@ func (s *jsonSpan) str() span {
 		s.ok = false
 		return span{}
 	}
-	for s.i++; s.i < len(s.b); s.i++ {
-		switch s.b[s.i] {
-		case '\\':
-			s.i++
-		case '"':
-			s.i++
-			return span{a, s.i}
-		}
+	q := closingQuote(s.b, s.i)
+	if q < 0 {
+		s.ok = false
+		return span{}
 	}
-	s.ok = false
-	return span{}
+	s.i = q + 1
+	return span{a, s.i}
+}
+
+// closingQuote returns the index of the quote ending the string that
+// opens at b[i], or -1. It jumps from quote to quote with bytes.IndexByte
+// and counts the backslashes just before each (an odd number escapes it),
+// rather than looking at every byte: the byte loop was a tenth of a
+// 50 MB stdio call's time (BenchmarkStdioMessage). Each backslash is
+// counted at most once, so this stays linear.
+func closingQuote(b []byte, i int) int {
+	for j := i + 1; j <= len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
+	return -1
 }
 
 // value consumes one value of any kind and returns its span.

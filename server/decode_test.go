@@ -236,7 +236,9 @@ func TestExactArguments(t *testing.T) {
 		{"other numbers become float64", `{"a": 12, "b": 1.5, "c": 9223372036854775807, "d": 1e300}`, true,
 			[]string{"a"}, 12.0},
 		{"int64 max becomes float64", `{"c": 9223372036854775807}`, true, []string{"c"}, 9223372036854775807.0},
-		{"digits inside a string only", `{"t": "12345678901234567890"}`, true, []string{"t"}, "12345678901234567890"},
+		{"digits inside a string only", `{"t": "12345678901234567890"}`, false, nil, nil}, // no number: nothing to keep
+		{"digits after an escaped quote", `{"t": "a\\\"12345678901234567890"}`, false, nil, nil},
+		{"long integer after a string", `{"t": "x\\", "n": 12345678901234567890}`, true, []string{"n"}, json.Number("12345678901234567890")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -230,11 +230,16 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	st := mcpserver.NewStdioServer(s.mcp)
 	st.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	principal := contextd.Principal{ID: s.principal}
-	st.SetContextFunc(func(ctx context.Context) context.Context {
-		return contextd.WithPrincipal(ctx, principal)
-	})
 	d := newDrainIO(ctx, s.maxMessage)
-	err := st.Listen(ctx, d.reader(in), d.writer(out))
+	calls := newStdioCalls(s.mcp, s.log, d) // stdio_bigcall.go
+	st.SetContextFunc(func(ctx context.Context) context.Context {
+		ctx = contextd.WithPrincipal(ctx, principal)
+		calls.session(ctx)
+		return ctx
+	})
+	calls.out = d.writer(out)
+	err := st.Listen(ctx, d.reader(in), calls.out)
+	calls.stop()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}
