@@ -31,10 +31,15 @@ import (
 //
 // 2026-12-04, 2-core machine at load 45, the previous tree run beside
 // this one (medians, ms, 0 -> 15,000 of Bob's entries): get_statistics
-// CPU 2.53 -> 28.4 before, 2.26 -> 4.00 now (4.13 at 5,000: what remains
-// is the step from the whole-table plan to the index-driven one, taken
-// once the caller reads at most an eighth of the store, and it no longer
-// grows); grep_context count CPU 7.4 -> 24.6 before, 9.4 -> 9.5 now;
+// CPU 2.53 -> 28.4 before, 2.26 -> 4.00 after the narrow SQL plan (4.13
+// at 5,000: the step from the whole-table plan to the index-driven one,
+// taken once the caller reads at most an eighth of the store); later the
+// same day at load 10-11, from the catalog (internal/statistics): wall
+// 0.046-0.082 ms at every size, ratio 1.00-1.10 over six runs, where the
+// SQL tree run beside it took 1.6-1.8 -> 2.5-6.9 ms (ratio 1.46-3.78;
+// the CPU medians of the catalog's answer are below the resolution of
+// the thread's rusage, hence 0 and a NaN ratio);
+// grep_context count CPU 7.4 -> 24.6 before, 9.4 -> 9.5 now;
 // list_threads 0.90 -> 99.8 before, 0.039 -> 0.040 now (from the
 // catalog); search_context 0.48 -> 0.63 (sub-millisecond noise; 0.55 ->
 // 0.47 before).

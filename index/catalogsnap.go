@@ -129,6 +129,9 @@ func (ix *Index) OpenCatalog(check func(snapfmt.Mark) (string, error)) (int64, s
 	if err != nil {
 		return 0, fmt.Sprintf("catalog snapshot unusable (%v)", err), nil
 	}
+	if !cat.Counts() { // get_statistics reads this catalog
+		return 0, "catalog snapshot predates the statistics counts", nil
+	}
 	if why, err := check(m); err != nil || why != "" {
 		return 0, why, err
 	}

@@ -76,6 +76,11 @@ type Doc struct {
 	Tags        []string
 	CreatedAt   time.Time
 	Metadata    []byte // JSON; nil: none (the catalog's metadata columns)
+	// Summarized (a non-empty summary), Images and Nodes (the numbers of
+	// image attachments and node summaries) are the catalog's get_statistics figures.
+	Summarized bool
+	Images     int
+	Nodes      int
 }
 
 // Index is an open full-text index. It is safe for concurrent use: Apply

@@ -318,6 +318,7 @@ func catalogEntry(d *Doc, length int) catalog.Entry {
 		ID: d.ID, Owner: d.Owner, Public: d.Public, Readers: d.Readers,
 		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
 		Tags: d.Tags, CreatedAt: d.CreatedAt, Length: uint32(length), Metadata: d.Metadata,
+		Summarized: d.Summarized, Images: d.Images, Nodes: d.Nodes,
 	}
 }
 

@@ -16,6 +16,13 @@ import (
 type IndexDoc struct {
 	Entry
 	Grants []Grant
+	// Summarized says the entry has a non-empty summary; it is set where
+	// Summary is not read (AccessDocs, ScanAccessDocs) too, for the
+	// catalogs' get_statistics figures.
+	Summarized bool
+	// NodeCount is the number of the entry's node summaries (the index
+	// tree's, get_statistics' index_tree.node_count).
+	NodeCount int
 }
 
 // Full-text search modes of fts_search_context.

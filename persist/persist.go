@@ -172,6 +172,13 @@ type Stats struct {
 	DBSizeBytes   int64   // -1 when unknown (in-memory database)
 }
 
+// DBSizer is a store that reports the size of its database by itself
+// (Stats.DBSizeBytes, -1 when unknown): get_statistics answered from an
+// in-memory catalog asks it for the one figure the catalog cannot give.
+type DBSizer interface {
+	DBSize(ctx context.Context) (int64, error)
+}
+
 // Ref identifies an entry with its owner, for access decisions.
 type Ref struct {
 	ID    string

@@ -18,7 +18,8 @@
 //	ok := c.Allowed(catalog.Query{Principal: "bob", Groups: []string{"eng"}, ThreadID: "t1"}).Contains(ord)
 //
 // Per entry the catalog keeps its id, a shape number (the entry's owner,
-// grants, thread, source, content type and tags, kept once per distinct
+// grants, thread, source, content type and tags, whether it has a summary
+// and how many images and node summaries, kept once per distinct
 // combination: shape.go), its creation time and text length, and its
 // bits in the bitmaps: about 100 bytes (BenchmarkCatalogMemory).
 //
@@ -63,6 +64,13 @@ type Entry struct {
 	// Metadata is the entry's metadata JSON (nil: none), kept in columns
 	// by a catalog made with NewMeta (meta.go) and ignored by others.
 	Metadata []byte
+	// Summarized says the entry has a non-empty summary and Images is
+	// the number of its image attachments: get_statistics' figures
+	// (stats.go), kept in the shape.
+	Summarized bool
+	Images     int
+	// Nodes is the number of its node summaries (the index tree's).
+	Nodes int
 }
 
 // Query is the caller and the structural filters of one search.
@@ -147,6 +155,9 @@ type Catalog struct {
 	// blockMax bounds the creation times of each block of blockOrds
 	// ordinals (list.go).
 	blockMax []int64
+	// noCounts: decoded from a snapshot without the summary flags, image
+	// and node counts (Counts).
+	noCounts bool
 }
 
 // NewMeta returns an empty catalog that also keeps every entry's metadata

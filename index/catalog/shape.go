@@ -1,13 +1,16 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"iter"
+	"math"
 	"unique"
 )
 
 // Shapes. Everything a slot records besides its id — owner, public flag,
-// thread, source, content type, tags, user and group grants — repeats
+// thread, source, content type, tags, user and group grants, whether it
+// has a summary, how many images and node summaries — repeats
 // across entries: one owner writes thousands of entries into a few
 // threads with a few tag sets. The catalog keeps each distinct
 // combination once, as a shape with a reference count, and a slot holds
@@ -33,7 +36,12 @@ import (
 type shapeKey struct {
 	owner, thread, source, ctype str
 	public                       bool
-	tags, users, groups          string // encoded lists (strs)
+	// summarized, images and nodes: the entry has a summary, how many
+	// images and node summaries (get_statistics' figures, stats.go). Most entries of a
+	// thread agree on both, so they cost no memory per entry.
+	summarized          bool
+	images, nodes       uint32
+	tags, users, groups string // encoded lists (strs)
 }
 
 // shape is one distinct shapeKey and the live slots holding it.
@@ -60,9 +68,16 @@ func (t *shapes) hash(k *shapeKey) uint64 {
 		h.WriteString(s)
 		h.WriteByte(byte(len(s)))
 	}
+	var flags [9]byte
 	if k.public {
-		h.WriteByte(1)
+		flags[0] = 1
 	}
+	if k.summarized {
+		flags[0] |= 2
+	}
+	binary.LittleEndian.PutUint32(flags[1:], k.images)
+	binary.LittleEndian.PutUint32(flags[5:], k.nodes)
+	h.Write(flags[:])
 	return h.Sum64()
 }
 
@@ -105,7 +120,8 @@ func (t *shapes) release(n uint32) {
 // three lists slice (one allocation a Put, garbage when the shape exists).
 func keyOf(e Entry, buf []byte) (shapeKey, []byte) {
 	k := shapeKey{owner: unique.Make(e.Owner), public: e.Public, thread: unique.Make(e.ThreadID),
-		source: unique.Make(e.Source), ctype: unique.Make(e.ContentType)}
+		source: unique.Make(e.Source), ctype: unique.Make(e.ContentType),
+		summarized: e.Summarized, images: clamp32(e.Images), nodes: clamp32(e.Nodes)}
 	b := buf[:0]
 	var cut [2]int // where the user grants and the group grants end
 	for i, prefix := range [...]string{"u:", "g:"} {
@@ -123,6 +139,8 @@ func keyOf(e Entry, buf []byte) (shapeKey, []byte) {
 	k.users, k.groups, k.tags = all[:cut[0]], all[cut[0]:cut[1]], all[cut[1]:]
 	return k, b
 }
+
+func clamp32(n int) uint32 { return uint32(min(max(n, 0), math.MaxUint32)) }
 
 // strs iterates an encoded list (appendString's elements, back to back).
 func strs(enc string) iter.Seq[string] {

@@ -38,6 +38,7 @@ func docOf(d *persist.IndexDoc) index.Doc {
 		Readers:  readers(d.Grants),
 		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
 		Tags: d.Tags, CreatedAt: d.CreatedAt, Metadata: d.Metadata,
+		Summarized: d.Summarized, Images: d.ImageCount, Nodes: d.NodeCount,
 	}
 }
 

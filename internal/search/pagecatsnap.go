@@ -93,6 +93,9 @@ func readPageCatalog(path string) (*catalog.Catalog, snapfmt.Mark, string) {
 	if err != nil {
 		return nil, snapfmt.Mark{}, fmt.Sprintf("snapshot unusable (%v)", err)
 	}
+	if !cat.Counts() { // get_statistics reads this catalog
+		return nil, snapfmt.Mark{}, "snapshot predates the statistics counts"
+	}
 	return cat, m, ""
 }
 

@@ -294,7 +294,8 @@ func catalogEntry(d *persist.IndexDoc) catalog.Entry {
 	return catalog.Entry{
 		ID: d.ID, Owner: d.Owner, Public: d.Visibility == visibilityPublic, Readers: readers(d.Grants),
 		ThreadID: d.ThreadID, Source: d.Source, ContentType: d.ContentType,
-		Tags: d.Tags, CreatedAt: d.CreatedAt,
+		Tags: d.Tags, CreatedAt: d.CreatedAt, Summarized: d.Summarized, Images: d.ImageCount,
+		Nodes: d.NodeCount,
 	}
 }
 

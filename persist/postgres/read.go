@@ -70,9 +70,11 @@ const entryCols = `e.id, e.thread_id, e.source, e.content_type, e.text_content, 
 	e.summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
 
 // accessCols are entryCols without the text and summary: what an index's
-// access catalog keeps (the metadata answers search_context's filters).
+// access catalog keeps (the metadata answers search_context's filters);
+// the summary column is "*" when the entry has one (IndexDoc.Summarized).
 const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata_text,
-	NULL::text AS summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
+	CASE WHEN e.summary IS NOT NULL AND e.summary <> '' THEN '*' END::text AS summary,
+	e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
 
 func (dialect) EntryCols() string   { return entryCols }
 func (dialect) AccessCols() string  { return accessCols }

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+var _ persist.DBSizer = reader{}
+
 // Stats computes the get_statistics figures over readable entries from one
 // snapshot (a REPEATABLE READ, READ ONLY transaction).
 func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, error) {
@@ -26,18 +28,25 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 		return st, err
 	}
 
-	// The size of the store is the size of its schema's relations
-	// (tables, their indexes and TOAST): other schemas of the database
-	// are not contextd's.
+	st.DBSizeBytes, err = r.size(ctx, q)
+	return st, err
+}
+
+// DBSize is the size of the store (persist.DBSizer): the size of its
+// schema's relations (tables, their indexes and TOAST); other schemas of
+// the database are not contextd's. -1 when the schema has none.
+func (r reader) DBSize(ctx context.Context) (int64, error) { return r.size(ctx, r.q) }
+
+func (r reader) size(ctx context.Context, q querier) (int64, error) {
 	var size *int64
 	if err := q.QueryRow(ctx, `SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`, r.schema).Scan(&size); err != nil {
-		return st, wrap("statistics: size", err)
+		return -1, wrap("statistics: size", err)
 	}
-	if size != nil {
-		st.DBSizeBytes = *size
+	if size == nil {
+		return -1, nil
 	}
-	return st, nil
+	return *size, nil
 }
 
 // NodeSummaries returns the stored node summaries of entry id.
@@ -72,7 +81,9 @@ func (t *tx) ReplaceNodeSummaries(ctx context.Context, id string, nodes []persis
 			return err
 		}
 	}
-	return nil
+	// The catalogs count node summaries (get_statistics): they re-read
+	// the entry.
+	return t.Log(ctx, id, persist.OpUpdate)
 }
 
 // IngestEntries returns the readable entries of a corpus thread carrying an

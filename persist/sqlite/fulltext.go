@@ -201,8 +201,10 @@ func (s *Store) EnsureFullTextLanguage(ctx context.Context, language string) err
 }
 
 // accessCols are entryCols without the text and summary: what an index's
-// access catalog keeps (the metadata answers search_context's filters).
+// access catalog keeps (the metadata answers search_context's filters);
+// the summary column is "*" when the entry has one (IndexDoc.Summarized).
 func (dialect) AccessCols() string { return accessCols }
 
 const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata,
-	NULL AS summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
+	CASE WHEN e.summary IS NOT NULL AND e.summary <> '' THEN '*' END AS summary,
+	e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`

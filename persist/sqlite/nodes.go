@@ -46,5 +46,7 @@ func (t *tx) ReplaceNodeSummaries(ctx context.Context, id string, nodes []persis
 			return fmt.Errorf("sqlite: store node summary: %w", err)
 		}
 	}
-	return nil
+	// The catalogs count node summaries (get_statistics): they re-read
+	// the entry.
+	return t.Log(ctx, id, persist.OpUpdate)
 }

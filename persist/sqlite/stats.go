@@ -10,6 +10,8 @@ import (
 	"github.com/contextd/contextd/persist/sqlstore"
 )
 
+var _ persist.DBSizer = reader{}
+
 // Stats computes the get_statistics figures over readable entries, from one
 // snapshot of the database (sqlstore.Reader.Stats), and the size of the
 // database file.
@@ -28,12 +30,19 @@ func (r reader) Stats(ctx context.Context, acc persist.Access) (persist.Stats, e
 	if err != nil {
 		return st, err
 	}
+	st.DBSizeBytes, _ = r.DBSize(ctx)
+	return st, nil
+}
+
+// DBSize is the size of the database file (persist.DBSizer); -1 in
+// memory or when the file cannot be stat'ed.
+func (r reader) DBSize(context.Context) (int64, error) {
 	if r.file != "" {
 		if fi, err := os.Stat(r.file); err == nil {
-			st.DBSizeBytes = fi.Size()
+			return fi.Size(), nil
 		}
 	}
-	return st, nil
+	return -1, nil
 }
 
 func (dialect) CountIf(cond string) string { return "sum(" + cond + ")" }

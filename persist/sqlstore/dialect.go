@@ -125,7 +125,8 @@ type RowsDialect interface {
 	ScanEntries(r Rows) ([]persist.Entry, error)
 	// AccessCols are EntryCols without the text and summary: what an
 	// index's access catalog keeps (the metadata answers search_context's
-	// filters).
+	// filters). In place of the summary it selects '*' for an entry that
+	// has a non-empty one, NULL otherwise (IndexDoc.Summarized).
 	AccessCols() string
 	// MetadataCol is the column holding an entry's metadata as text.
 	MetadataCol() string

@@ -14,7 +14,7 @@ func (r Reader) IndexDocs(ctx context.Context, ids []string) ([]persist.IndexDoc
 	}
 	b := NewBuilder(r.D)
 	b.W("SELECT "+r.D.EntryCols()+" FROM context_entries e WHERE ").IsIn("e.id", ids)
-	return r.indexDocs(ctx, b)
+	return r.indexDocs(ctx, b, false)
 }
 
 // AccessDocs is IndexDocs without the text and summary (Text is ""): what
@@ -27,31 +27,34 @@ func (r Reader) AccessDocs(ctx context.Context, ids []string) ([]persist.IndexDo
 	}
 	b := NewBuilder(r.D)
 	b.W("SELECT "+r.D.AccessCols()+" FROM context_entries e WHERE ").IsIn("e.id", ids)
-	return r.indexDocs(ctx, b)
+	return r.indexDocs(ctx, b, true)
 }
 
 // ScanIndexDocs returns up to limit entries with ids greater than afterID,
 // in id order, with their grants and without access restriction: the pages
 // of an index rebuild.
 func (r Reader) ScanIndexDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
-	return r.scanDocs(ctx, r.D.EntryCols(), afterID, limit)
+	return r.scanDocs(ctx, r.D.EntryCols(), false, afterID, limit)
 }
 
 // ScanAccessDocs is ScanIndexDocs without the text and summary: the pages
 // an index's access catalog (with the metadata its filters are answered
 // from) is loaded from at start-up, which need not read every stored text.
 func (r Reader) ScanAccessDocs(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error) {
-	return r.scanDocs(ctx, r.D.AccessCols(), afterID, limit)
+	return r.scanDocs(ctx, r.D.AccessCols(), true, afterID, limit)
 }
 
-func (r Reader) scanDocs(ctx context.Context, cols, afterID string, limit int) ([]persist.IndexDoc, error) {
+func (r Reader) scanDocs(ctx context.Context, cols string, access bool, afterID string, limit int) ([]persist.IndexDoc, error) {
 	b := NewBuilder(r.D)
 	b.W("SELECT "+cols+" FROM context_entries e WHERE e.id > ").Typed(afterID, "::text")
 	b.W(" ORDER BY e.id LIMIT ").Typed(r.D.Limit(limit), "::bigint")
-	return r.indexDocs(ctx, b)
+	return r.indexDocs(ctx, b, access)
 }
 
-func (r Reader) indexDocs(ctx context.Context, b *Builder) ([]persist.IndexDoc, error) {
+// indexDocs reads the entries of b's statement with their grants. With
+// access, b selects AccessCols, whose summary column is only a marker of
+// a non-empty summary: it sets Summarized and is cleared.
+func (r Reader) indexDocs(ctx context.Context, b *Builder, access bool) ([]persist.IndexDoc, error) {
 	ents, err := r.Entries(ctx, "read index documents", b, false)
 	if err != nil || len(ents) == 0 {
 		return nil, err
@@ -61,8 +64,15 @@ func (r Reader) indexDocs(ctx context.Context, b *Builder) ([]persist.IndexDoc, 
 	ids := make([]string, len(ents))
 	for i := range ents {
 		out[i].Entry = ents[i]
+		out[i].Summarized = ents[i].Summary != ""
+		if access {
+			out[i].Summary = ""
+		}
 		pos[ents[i].ID] = i
 		ids[i] = ents[i].ID
+	}
+	if err := r.nodeCounts(ctx, out, pos, ids); err != nil {
+		return nil, err
 	}
 	g := NewBuilder(r.D)
 	g.W("SELECT context_entry_id, principal_type, principal_id, permission FROM context_entry_grants WHERE ").IsIn("context_entry_id", ids)
@@ -85,6 +95,29 @@ func (r Reader) indexDocs(ctx context.Context, b *Builder) ([]persist.IndexDoc, 
 		return nil, r.D.Wrap("read index grants", err)
 	}
 	return out, nil
+}
+
+// nodeCounts sets the NodeCount of the docs out (at pos by id).
+func (r Reader) nodeCounts(ctx context.Context, out []persist.IndexDoc, pos map[string]int, ids []string) error {
+	b := NewBuilder(r.D)
+	b.W("SELECT context_entry_id, count(*) FROM context_index_nodes WHERE ").IsIn("context_entry_id", ids).W(" GROUP BY context_entry_id")
+	err := r.each(ctx, b, func(rows Rows) error {
+		var (
+			id string
+			n  int
+		)
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		if i, ok := pos[id]; ok {
+			out[i].NodeCount = n
+		}
+		return nil
+	})
+	if err != nil {
+		return r.D.Wrap("read index node counts", err)
+	}
+	return nil
 }
 
 // FilterIDsSQL builds the statement of FilterIDs: the ids of the readable
