@@ -263,7 +263,14 @@ func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
 	}
 	out := make([]cand, 0, m)
 	copies, maxCopies := 0, m/2
-	isCopy := make([]bool, len(cs)) // identical to a neighbour kept before it
+	// isCopy[j]: cs[j] is identical to a neighbour kept before it. The
+	// candidates are efConstruction's or a full list and one more, so
+	// the stack holds them (no allocation per insert and link).
+	var stack [128]bool
+	isCopy := stack[:min(len(cs), len(stack))]
+	if len(cs) > len(stack) {
+		isCopy = make([]bool, len(cs))
+	}
 	for j, c := range cs {
 		if len(out) >= m {
 			break
