@@ -15,7 +15,9 @@
 // no longer reachable from the entry point.
 //
 // Many readers search concurrently; one writer at a time adds or deletes
-// (a sync.RWMutex).
+// (a sync.RWMutex). AddBatch, for bulk loads, runs the candidate searches
+// and the reverse links of a round of new nodes on every core under that
+// writer's lock, deterministically (hnsw_batch.go).
 //
 //	ix, _ := vector.New(384, vector.Options{})
 //	_ = ix.Add(42, vec)
