@@ -114,6 +114,10 @@ type Index struct {
 	// noPrune selects candidates with the whole disjunction (prune.go):
 	// the oracle of the pruning test.
 	noPrune bool
+
+	// prints are the fingerprints of the long texts indexed, so that an
+	// unchanged one is not indexed again (unchanged.go); under mu.
+	prints fingerprints
 }
 
 // Fresh reports that the index was created empty (no snapshot, or one that
@@ -372,7 +376,12 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 			}
 		}
 		lens := ix.textLengths(group)
+		changed := make([]Doc, 0, len(group)) // the upserts Bleve indexes (unchanged.go)
 		for i := range group {
+			if ix.prints.unchanged(&group[i]) {
+				continue
+			}
+			changed = append(changed, group[i])
 			d, err := ix.document(&group[i], lens[i])
 			if err == nil {
 				err = b.IndexAdvanced(d)
@@ -391,10 +400,12 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 		}
 		if g == 0 {
 			ix.applyCatalog(group, lens, deletes)
+			ix.prints.indexed(changed, deletes)
 		} else {
 			ix.applyCatalog(group, lens, nil)
+			ix.prints.indexed(changed, nil)
 		}
-		collectAfter(group, live)
+		collectAfter(changed, live)
 	}
 	return nil
 }
@@ -431,6 +442,7 @@ func (ix *Index) Reset() error {
 	defer ix.view.Unlock()
 	ix.cat.Reset()
 	ix.ords.reset()
+	ix.prints.reset()
 	if err := ix.bi.Close(); err != nil {
 		return fmt.Errorf("index: reset: %w", err)
 	}

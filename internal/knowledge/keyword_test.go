@@ -151,7 +151,19 @@ func TestTermCounts(t *testing.T) {
 	v := newVocab()
 	m := map[string]int{"pot": 1, "tea": 3, "kettle": 70000}
 	c := v.counts(m)
-	if !slices.IsSorted(c) {
+	if !c.wide {
+		t.Fatal("a count of 70,000 was packed narrow")
+	}
+	sortedIDs := func(c termCounts) bool {
+		for i := 1; i < c.len(); i++ {
+			a, _ := c.at(i - 1)
+			if b, _ := c.at(i); a >= b {
+				return false
+			}
+		}
+		return true
+	}
+	if !sortedIDs(c) {
 		t.Fatal("counts not sorted by id")
 	}
 	for term, n := range m {
@@ -163,7 +175,7 @@ func TestTermCounts(t *testing.T) {
 	if other.get(v.lookup("tea")) != 1 || other.get(v.lookup("pot")) != 0 || c.get(v.lookup("cup")) != 0 {
 		t.Fatal("ids are not shared between chunks")
 	}
-	if v.lookup("absent") != noTerm || c.get(noTerm) != 0 || termCounts(nil).get(0) != 0 {
+	if v.lookup("absent") != noTerm || c.get(noTerm) != 0 || (termCounts{}).get(0) != 0 {
 		t.Fatal("an unknown term has a count")
 	}
 }
@@ -197,5 +209,41 @@ func TestKeywordLongQueryMemory(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 12<<20 {
 		t.Fatalf("the leg allocated %d MB", got>>20)
+	}
+}
+
+// TestTermCountsLayouts: the narrow layout (id < 1<<24, count <= 255)
+// and the wide one answer alike, at both edges of the narrow range.
+func TestTermCountsLayouts(t *testing.T) {
+	cases := []struct {
+		pairs [][2]uint32 // id, count, by id
+		wide  bool
+	}{
+		{[][2]uint32{{0, 1}, {7, 255}, {narrowIDs - 1, 2}}, false},
+		{[][2]uint32{{0, 1}, {7, 256}}, true},
+		{[][2]uint32{{3, 1}, {narrowIDs, 1}}, true},
+		{[][2]uint32{{noTerm - 2, 9}}, true},
+		{nil, false},
+	}
+	for _, tc := range cases {
+		var packed []uint64
+		for _, p := range tc.pairs {
+			packed = append(packed, uint64(p[0])<<32|uint64(p[1]))
+		}
+		c := packCounts(packed)
+		if c.wide != tc.wide || c.len() != len(tc.pairs) {
+			t.Fatalf("%v: wide %v, %d terms", tc.pairs, c.wide, c.len())
+		}
+		for i, p := range tc.pairs {
+			if id, n := c.at(i); id != p[0] || n != int(p[1]) {
+				t.Errorf("%v: term %d is (%d, %d)", tc.pairs, i, id, n)
+			}
+			if got := c.get(p[0]); got != int(p[1]) {
+				t.Errorf("%v: get(%d) = %d", tc.pairs, p[0], got)
+			}
+			if got := c.get(p[0] + 1); len(tc.pairs) == i+1 && got != 0 {
+				t.Errorf("%v: get(%d) = %d, want 0", tc.pairs, p[0]+1, got)
+			}
+		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // TestResidentBytesPerChunk measures what one indexed chunk keeps in
-// memory (docs/knowledge.md, Memory): its text, its exact stream (8 bytes
-// a distinct term), its vector (4 bytes a dimension) and the fixed part,
+// memory (docs/knowledge.md, Memory): its text, its exact stream (4 bytes
+// a distinct term, termCounts' narrow layout), its vector (4 bytes a dimension) and the fixed part,
 // for chunks like those of the bulk-upload measurement (about 500 bytes
 // of words drawn from 50,000, 100-dimension vectors). It fails when a
 // chunk costs more than the stated formula allows, so a field added to
@@ -48,15 +48,15 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	per := (float64(m2.HeapAlloc) - float64(m1.HeapAlloc)) / chunks
 	terms := 0
 	for i := range out {
-		terms += len(out[i].terms)
+		terms += out[i].terms.len()
 	}
 	runtime.KeepAlive(out)
 	runtime.KeepAlive(in) // the chunker's texts, which the index copies
 	text, nterms := float64(textBytes)/chunks, float64(terms)/chunks
-	// The fixed part: the indexedChunk (112 bytes: Chunk, terms, n, vec
+	// The fixed part: the indexedChunk (120 bytes: Chunk, terms, n, vec
 	// headers), the vector's slice header, and allocation rounding.
-	formula := 160 + text + 8*nterms + 4*dims
-	t.Logf("%.0f bytes a chunk resident (text %.0f, %.0f distinct terms, %d dims; formula 160 + text + 8 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
+	formula := 160 + text + 4*nterms + 4*dims
+	t.Logf("%.0f bytes a chunk resident (text %.0f, %.0f distinct terms, %d dims; formula 160 + text + 4 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
 		per, text, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
 	if per > formula*1.1 {
 		t.Errorf("%.0f bytes a chunk, the formula allows %.0f", per, formula)

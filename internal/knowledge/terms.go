@@ -93,18 +93,74 @@ func (v *vocab) lookup(term string) uint32 {
 
 // counts packs m's terms, interning them, into a sorted termCounts.
 func (v *vocab) counts(m map[string]int) termCounts {
-	out := make(termCounts, 0, len(m))
+	pairs := make([]uint64, 0, len(m))
 	v.mu.Lock()
 	for t, n := range m {
-		out = append(out, uint64(v.termID(t))<<32|uint64(min(n, int(^uint32(0)))))
+		pairs = append(pairs, uint64(v.termID(t))<<32|uint64(min(n, int(^uint32(0)))))
 	}
 	v.mu.Unlock()
-	slices.Sort(out)
-	return out
+	slices.Sort(pairs)
+	return packCounts(pairs)
 }
 
-// termCounts are a chunk's (term id << 32 | count) pairs, by id.
-type termCounts []uint64
+// termCounts are a chunk's term counts by term id, in one of two
+// layouts. Narrow, one uint32 a term, id<<8 | count, when every id is
+// below 1<<24 and every count at most 255: the chunks of any vocabulary
+// under 16.7 million words, whose 512-token chunks rarely repeat a word
+// 256 times. Wide otherwise, two uint32s a term, id then count. Either
+// is sorted by id. The narrow layout halves what the largest part of a
+// chunk's resident cost was (8 bytes a distinct term, as id<<32 | count
+// in a uint64): on 100 Markdown files of 1 MB (198,000 chunks of about
+// 111 distinct terms) the counts held 176 MB of a heap profile taken
+// after the ingestion.
+type termCounts struct {
+	p    []uint32
+	wide bool
+}
+
+const (
+	narrowIDs   = 1 << 24
+	narrowCount = 1<<8 - 1
+)
+
+// packCounts lays out pairs (id<<32 | count, sorted) as termCounts.
+func packCounts(pairs []uint64) termCounts {
+	wide := false
+	for _, tc := range pairs {
+		if tc>>32 >= narrowIDs || uint32(tc) > narrowCount {
+			wide = true
+			break
+		}
+	}
+	if !wide {
+		p := make([]uint32, len(pairs))
+		for i, tc := range pairs {
+			p[i] = uint32(tc>>32)<<8 | uint32(tc)
+		}
+		return termCounts{p: p}
+	}
+	p := make([]uint32, 2*len(pairs))
+	for i, tc := range pairs {
+		p[2*i], p[2*i+1] = uint32(tc>>32), uint32(tc)
+	}
+	return termCounts{p: p, wide: true}
+}
+
+// len is the number of distinct terms.
+func (c termCounts) len() int {
+	if c.wide {
+		return len(c.p) / 2
+	}
+	return len(c.p)
+}
+
+// at returns the i-th term id and its count.
+func (c termCounts) at(i int) (uint32, int) {
+	if c.wide {
+		return c.p[2*i], int(c.p[2*i+1])
+	}
+	return c.p[i] >> 8, int(c.p[i] & narrowCount)
+}
 
 // get returns the count of term id (0 when absent). noTerm is searched
 // like any other id on purpose: the vocabulary holds the words of every
@@ -112,9 +168,12 @@ type termCounts []uint64
 // a long query's time over a large readable container tell which words
 // exist in documents the caller may not read.
 func (c termCounts) get(id uint32) int {
-	i := sort.Search(len(c), func(i int) bool { return uint32(c[i]>>32) >= id })
-	if i < len(c) && uint32(c[i]>>32) == id {
-		return int(uint32(c[i]))
+	n := c.len()
+	i := sort.Search(n, func(i int) bool { t, _ := c.at(i); return t >= id })
+	if i < n {
+		if t, k := c.at(i); t == id {
+			return k
+		}
 	}
 	return 0
 }
@@ -163,8 +222,9 @@ func (s *kwStream) count(c *indexedChunk, id uint32) int {
 // is scratch space for it, returned for reuse.
 func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)) map[uint32]bool {
 	if !s.stemmed {
-		for _, tc := range c.terms {
-			f(uint32(tc >> 32))
+		for i := range c.terms.len() {
+			t, _ := c.terms.at(i)
+			f(t)
 		}
 		return seen
 	}
@@ -172,8 +232,8 @@ func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)
 		seen = map[uint32]bool{}
 	}
 	clear(seen)
-	for _, tc := range c.terms {
-		t := uint32(tc >> 32)
+	for i := range c.terms.len() {
+		t, _ := c.terms.at(i)
 		if int(t) >= len(s.stemOf) {
 			continue // interned after the stream was read: no query stem
 		}
