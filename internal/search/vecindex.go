@@ -253,6 +253,9 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 		return 0, 0, err
 	}
 	err = follow.Scan(ctx, "vector index: scan vectors", vi.st.ScanVectorDocs, vectorDocID, func(vdocs []persist.VectorDoc) error {
+		// A page's new chunks go into the graph in one AddBatch, which
+		// runs their candidate searches on every core (vector/hnsw_batch.go).
+		var items []vector.BatchItem
 		for i := range vdocs {
 			d := &vdocs[i]
 			ord, ok := vi.cat.Ordinal(d.ID)
@@ -267,13 +270,18 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 					delete(inGraph, c.Key)
 					continue
 				}
-				if err := vi.add(&c); err != nil {
+				it, err := vi.graphItem(&c)
+				if err != nil {
 					return fmt.Errorf("vector index: entry %s: %w", d.ID, err)
 				}
+				items = append(items, it)
 				added++
 			}
 			slices.Sort(keys)
 			vi.cm.setKeys(ord, keys)
+		}
+		if err := vi.g.AddBatch(items); err != nil {
+			return fmt.Errorf("vector index: %w", err)
 		}
 		return nil
 	})
@@ -322,11 +330,17 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	}
 	vi.emu.Lock()
 	defer vi.emu.Unlock()
+	// The entries' new chunks go into the graph in one AddBatch (a large
+	// catch-up then links on every core; vecbatch.go).
+	var b chunkBatch
 	for i := range docs {
 		ord := vi.cat.Put(catalogEntry(&docs[i]))
-		if err := vi.setChunks(docs[i].ID, ord, vecs[docs[i].ID]); err != nil {
-			return err
+		if err := vi.setChunks(docs[i].ID, ord, vecs[docs[i].ID], &b); err != nil {
+			return errors.Join(err, b.flush(vi)) // the entries before it are applied
 		}
+	}
+	if err := b.flush(vi); err != nil {
+		return err
 	}
 	for _, id := range ids {
 		if !exists[id] {
@@ -340,9 +354,13 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	return nil
 }
 
-// setChunks replaces the graph's chunks of entry id when its keys changed.
+// setChunks replaces the graph's chunks of entry id when its keys
+// changed: the old ones are deleted now, the new ones queued on b, which
+// adds them and records them in the chunk map. Nothing of the entry is
+// queued when one of its chunks cannot be converted; it then has no
+// chunks, so a retry of the batch (the keys then differ) adds them.
 // The caller holds emu.
-func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error {
+func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc, b *chunkBatch) error {
 	var keys []uint64
 	if d != nil {
 		for _, c := range d.Chunks {
@@ -360,45 +378,39 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc) error
 		return nil
 	}
 	vi.changed += len(keys)
-	for i, c := range d.Chunks {
-		if err := vi.add(&c); err != nil {
-			// What the graph took stays recorded, so that a retry of the
-			// batch (the keys then differ) or a removal drops it.
-			added := make([]uint64, i)
-			for j := range added {
-				added[j] = d.Chunks[j].Key
-			}
-			slices.Sort(added)
-			vi.cm.setKeys(ord, added)
+	items := make([]vector.BatchItem, 0, len(d.Chunks))
+	for _, c := range d.Chunks {
+		it, err := vi.graphItem(&c)
+		if err != nil {
 			return fmt.Errorf("vector index: entry %s: %w", id, err)
 		}
-		vi.cm.put(c.Key, ord, span{c.Index, c.Start, c.End})
+		items = append(items, it)
 	}
-	vi.cm.setKeys(ord, keys)
+	b.add(ord, keys, items, d.Chunks)
 	return nil
 }
 
-// add puts stored chunk c into the graph in the form the graph runs on: a
-// graph of codes takes the stored code as it is (vector.AddCode: nothing
-// is encoded twice), a float32 graph the stored vector, or the code's
+// graphItem is stored chunk c in the form the graph runs on: a graph of
+// codes takes the stored code as it is (vector.AddCode's form: nothing is
+// encoded twice), a float32 graph the stored vector, or the code's
 // reconstruction when SQL holds only the code (COMPRESSION_KEEP_FLOAT
 // turned on over a database of codes).
-func (vi *vecIndex) add(c *persist.KeyedChunk) error {
+func (vi *vecIndex) graphItem(c *persist.KeyedChunk) (vector.BatchItem, error) {
 	if vi.g.Quantizer() != nil && c.Code != nil {
 		rec, err := vi.codec.Record(nil, c.Code)
 		if err != nil {
-			return err
+			return vector.BatchItem{}, err
 		}
-		return vi.g.AddCode(c.Key, rec)
+		return vector.BatchItem{Key: c.Key, Code: rec}, nil
 	}
 	if c.Vector == nil && vi.codec == nil {
-		return errors.New("a chunk is stored compressed but compression is off")
+		return vector.BatchItem{}, errors.New("a chunk is stored compressed but compression is off")
 	}
 	v, err := vi.codec.Vector(&c.ChunkVector)
 	if err != nil {
-		return err
+		return vector.BatchItem{}, err
 	}
-	return vi.g.Add(c.Key, v)
+	return vector.BatchItem{Key: c.Key, Vec: v}, nil
 }
 
 // dropChunks removes the chunks of the entry of ordinal ord. The caller
