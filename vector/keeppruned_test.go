@@ -47,7 +47,8 @@ func TestKeepPrunedFillsLists(t *testing.T) {
 // paragraph stored many times). Before copies were capped in
 // selectNeighbours, every copy's layer-0 list held only copies, so a walk
 // that descended to one could reach just 2·M+1 nodes and a search for
-// more than that fell back to the exact scan.
+// more than that fell back to the exact scan. AddBatch (the rebuild at
+// start-up) selects with the same function.
 func TestCopiesLeaveIsland(t *testing.T) {
 	const copies = 120
 	base := clustered(5, 3000, 16, 0.3)
@@ -62,8 +63,27 @@ func TestCopiesLeaveIsland(t *testing.T) {
 	for len(vecs) < len(base)+copies {
 		vecs = append(vecs, dup)
 	}
-	for _, keep := range []bool{false, true} {
-		ix := build(t, vecs, Options{M: 8, EfConstruction: 32, Metric: L2, KeepPruned: keep})
+	for _, c := range []struct {
+		keep, batch bool
+	}{{false, false}, {true, false}, {true, true}} {
+		keep := c.keep
+		o := Options{M: 8, EfConstruction: 32, Metric: L2, KeepPruned: keep}
+		var ix *Index
+		if c.batch { // the rebuild at start-up (AddBatch) selects alike
+			var err error
+			if ix, err = New(len(dup), o); err != nil {
+				t.Fatal(err)
+			}
+			items := make([]BatchItem, len(vecs))
+			for i, v := range vecs {
+				items[i] = BatchItem{Key: uint64(i), Vec: v}
+			}
+			if err := ix.AddBatch(items); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			ix = build(t, vecs, o)
+		}
 		minReach := len(vecs)
 		for id := range ix.keys {
 			if slices.Equal(ix.vec(uint32(id)), dup) {
@@ -71,12 +91,12 @@ func TestCopiesLeaveIsland(t *testing.T) {
 			}
 		}
 		if minReach < len(vecs)/2 {
-			t.Errorf("KeepPruned %v: a copy reaches only %d of %d nodes on layer 0", keep, minReach, len(vecs))
+			t.Errorf("KeepPruned %v (AddBatch %v): a copy reaches only %d of %d nodes on layer 0", keep, c.batch, minReach, len(vecs))
 		}
 		// The copies tie at distance 0: the graph must return the same
 		// ten as the scan (ties by insertion order).
 		if r := recallAt(t, ix, [][]float32{dup}, 10, SearchOptions{}); r < 1 {
-			t.Errorf("KeepPruned %v: recall@10 of a copied vector %.2f, want 1", keep, r)
+			t.Errorf("KeepPruned %v (AddBatch %v): recall@10 of a copied vector %.2f, want 1", keep, c.batch, r)
 		}
 		s := ix.getScratch()
 		z := ix.querierFor(s, dup)
@@ -86,7 +106,7 @@ func TestCopiesLeaveIsland(t *testing.T) {
 		}
 		all := func(uint32) bool { return true }
 		if n := len(ix.searchFiltered(s, z, ep, 200, 200, all)); n < 200 {
-			t.Errorf("KeepPruned %v: the filtered walk for a copy ran dry at %d of k = 200", keep, n)
+			t.Errorf("KeepPruned %v (AddBatch %v): the filtered walk for a copy ran dry at %d of k = 200", keep, c.batch, n)
 		}
 		ix.scratch.Put(s)
 	}
