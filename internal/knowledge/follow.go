@@ -138,7 +138,7 @@ func (s *Service) applyDoc(ctx context.Context, e *persist.Entry) error {
 			s.log.Error("knowledge index: document not fully indexed", "document", e.ID, "error", err)
 		}
 	}
-	d.chunks, d.totalLen = s.idx.indexChunks(chunks, vecs)
+	d.chunks, d.totalLen = s.idx.indexChunks(e.Text, chunks, vecs)
 	s.idx.put(e.ID, d, false)
 	return nil
 }

@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -45,11 +46,22 @@ type docIndex struct {
 	dims            int
 }
 
+// indexedChunk is one chunk in the index. Its text is not kept when it
+// is a span of its document's entry text (every chunk index/kchunk
+// cuts, with or without a Markdown breadcrumb): str
+// is then the breadcrumb alone and the text is read from the store for
+// the chunks a search returns or a phrase must be checked in (text.go).
+// The texts were the largest part of the index: 104 MB of the 320 MB of
+// Go heap 30 s after a bulk upload of 100 x 1 MB of Markdown (#28).
+// A chunk that is no span (its text not text[Start:End] behind an
+// optional breadcrumb) keeps a copy of its text in str.
 type indexedChunk struct {
-	Chunk
-	terms termCounts // the exact stream's term counts (the English stream's are derived: terms.go)
-	n     int        // tokens
-	vec   []float32
+	str        string // the text, or for a span its breadcrumb ("" for none)
+	start, end int32  // byte offsets into the document text
+	span       bool
+	n          int32      // tokens
+	terms      termCounts // the exact stream's term counts (the English stream's are derived: terms.go)
+	vec        []float32
 }
 
 func newChunkIndex() *chunkIndex {
@@ -58,25 +70,68 @@ func newChunkIndex() *chunkIndex {
 
 func pathKey(container, p string) string { return container + "\x00" + p }
 
-// indexChunks computes the keyword streams of chunks, with their vectors
-// when vecs has one per chunk; total is the sum of their token counts.
-// The index keeps copies of the chunks' texts: a chunk the chunker or
-// chunksOf cut out of its document without a heading is a substring of
-// the whole text read from SQL, and kept it resident, 1 MB a document
-// beside its chunks (10 x 1 MB of Markdown: 9.0 MB of document texts
-// held by the index, in a heap profile after the ingestion).
-func (x *chunkIndex) indexChunks(chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
+// indexChunks computes the keyword streams of chunks, cut from text (the
+// document entry's text), with their vectors when vecs has one per
+// chunk; total is the sum of their token counts. A chunk that is a span
+// of text keeps only its offsets and breadcrumb; any other keeps a copy
+// of its text. Neither keeps a slice of text: a chunk the chunker or
+// chunksOf cut out of its document is a substring of the whole text read
+// from SQL, and kept it resident, 1 MB a document beside its chunks
+// (10 x 1 MB of Markdown: 9.0 MB of document texts held by the index, in
+// a heap profile after the ingestion). A breadcrumb repeated by a
+// document's chunks is one copy.
+func (x *chunkIndex) indexChunks(text string, chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
 	out = make([]indexedChunk, len(chunks))
+	heads := map[string]string{}
 	var buf []byte
 	for i, c := range chunks {
-		c.Text = strings.Clone(c.Text)
 		out[i], buf = x.vocab.indexChunk(c, buf)
-		if len(vecs) == len(chunks) {
-			out[i].vec = vecs[i]
+		ic := &out[i]
+		if h, ok := spanHead(text, c); ok {
+			if _, seen := heads[h]; !seen {
+				heads[h] = strings.Clone(h)
+			}
+			ic.str, ic.span = heads[h], true
+		} else {
+			ic.str = strings.Clone(c.Text)
 		}
-		total += out[i].n
+		if len(vecs) == len(chunks) {
+			ic.vec = vecs[i]
+		}
+		total += int(ic.n)
 	}
 	return out, total
+}
+
+// spanHead reports whether c is text[c.Start:c.End], alone or after a
+// breadcrumb and a blank line (the breadcrumb returned), as spansOf
+// records chunks.
+func spanHead(text string, c Chunk) (string, bool) {
+	if c.Start < 0 || c.End > len(text) || c.Start > c.End || c.End > math.MaxInt32 {
+		return "", false
+	}
+	body := text[c.Start:c.End]
+	if c.Text == body {
+		return "", true
+	}
+	h, ok := strings.CutSuffix(c.Text, "\n\n"+body)
+	return h, ok && h != ""
+}
+
+// textIn is c's text in doc, the entry text it was cut from; false when
+// its span does not fit doc.
+func (c *indexedChunk) textIn(doc string) (string, bool) {
+	if !c.span {
+		return c.str, true
+	}
+	if c.start < 0 || int(c.end) > len(doc) || c.start > c.end {
+		return "", false
+	}
+	body := doc[c.start:c.end]
+	if c.str == "" {
+		return body, true
+	}
+	return c.str + "\n\n" + body, true
 }
 
 // keepChunks reports whether id's indexed chunks were built from the

@@ -189,7 +189,7 @@ func (p kwPhrase) has(c *indexedChunk, st *kwStream, seq *chunkSeq) bool {
 	if len(p.terms) == 1 {
 		return true
 	}
-	toks := seq.tokens(c.Text, st.stemmed)
+	toks := seq.tokens(st.stemmed)
 	for i := 0; i+len(p.terms) <= len(toks); i++ {
 		ok := true
 		for k, t := range p.terms {
@@ -205,20 +205,26 @@ func (p kwPhrase) has(c *indexedChunk, st *kwStream, seq *chunkSeq) bool {
 	return false
 }
 
-// chunkSeq is a chunk's token sequence in either stream, read from its
-// text the first time a phrase needs it.
+// chunkSeq is a candidate's token sequence in either stream, read from
+// its text the first time a phrase needs it (texts.of: for a span, from
+// the entry text the search read). A text not at hand gives no tokens,
+// so no phrase of more than one term matches.
 type chunkSeq struct {
+	cand           *candidate
+	i              int32 // cand's index in texts.cands
+	texts          *chunkTexts
 	exact, stemmed []string
 	done           [2]bool
 }
 
-func (s *chunkSeq) tokens(text string, stemmed bool) []string {
+func (s *chunkSeq) tokens(stemmed bool) []string {
 	k := 0
 	if stemmed {
 		k = 1
 	}
 	if !s.done[k] {
 		s.done[k] = true
+		text, _ := s.texts.of(s.cand, s.i)
 		var out []string
 		token.Scan(text, nil, func(_, _ int, term []byte) {
 			t := string(term)

@@ -11,7 +11,7 @@ import (
 
 // mustLeg runs the keyword leg without a deadline.
 func mustLeg(cands []candidate, q keywordQuery, total int, v *vocab, limit int) []scored {
-	res, err := keywordLeg(context.Background(), cands, q, total, v, limit)
+	res, err := keywordLeg(context.Background(), cands, q, total, v, limit, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -26,7 +26,7 @@ func limitCands(texts []string) ([]candidate, int, *vocab) {
 	for i, s := range texts {
 		ic, _ := v.indexChunk(Chunk{Text: s}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%03d", i), c: &ic}
-		total += ic.n
+		total += int(ic.n)
 	}
 	return cands, total, v
 }
@@ -61,7 +61,7 @@ func TestKeywordTermBound(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := keywordLeg(ctx, cands, parseKeyword("w1 w2"), total, v, 3); !errors.Is(err, context.Canceled) {
+	if _, err := keywordLeg(ctx, cands, parseKeyword("w1 w2"), total, v, 3, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled leg: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ func kwHits(texts []string, q string) []int {
 	for i, s := range texts {
 		ic, _ := v.indexChunk(Chunk{Text: s}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: &ic}
-		total += ic.n
+		total += int(ic.n)
 	}
 	res := top(cands, mustLeg(cands, parseKeyword(q), total, v, DefaultMaxQueryTerms), len(texts))
 	out := []int{}
@@ -191,7 +191,7 @@ func TestKeywordLongQueryMemory(t *testing.T) {
 	for i := range cands {
 		ic, _ := v.indexChunk(Chunk{Text: fmt.Sprintf("common w%d x%d", i, i%7)}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%05d", i), c: &ic}
-		total += ic.n
+		total += int(ic.n)
 	}
 	var b strings.Builder
 	b.WriteString("common")

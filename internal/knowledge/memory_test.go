@@ -9,8 +9,10 @@ import (
 )
 
 // TestResidentBytesPerChunk measures what one indexed chunk keeps in
-// memory (docs/knowledge.md, Memory): its text, its exact stream (4 bytes
-// a distinct term, termCounts' narrow layout), its vector (4 bytes a dimension) and the fixed part,
+// memory (docs/knowledge.md, Memory): no text (the chunks are spans of
+// their document's text, read from the store when returned), its exact
+// stream (4 bytes a distinct term, termCounts' narrow layout), its
+// vector (4 bytes a dimension) and the fixed part,
 // for chunks like those of the bulk-upload measurement (about 500 bytes
 // of words drawn from 50,000, 100-dimension vectors). It fails when a
 // chunk costs more than the stated formula allows, so a field added to
@@ -19,14 +21,17 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	const chunks, dims = 4000, 100
 	r := rand.New(rand.NewPCG(11, 3))
 	in := make([]Chunk, chunks)
-	textBytes := 0
+	var doc strings.Builder
 	for i := range in {
-		var b strings.Builder
-		for b.Len() < 500 {
-			b.WriteString("w" + strconv.FormatUint(uint64(r.IntN(50_000)), 36) + " ")
+		start := doc.Len()
+		for doc.Len()-start < 500 {
+			doc.WriteString("w" + strconv.FormatUint(uint64(r.IntN(50_000)), 36) + " ")
 		}
-		in[i] = Chunk{Text: b.String(), Start: i * 500, End: i*500 + 500}
-		textBytes += b.Len()
+		in[i] = Chunk{Start: start, End: doc.Len()}
+	}
+	text := doc.String()
+	for i := range in {
+		in[i].Text = text[in[i].Start:in[i].End]
 	}
 	x := newChunkIndex()
 	// The vocabulary is warmed first: it grows with distinct words, not
@@ -34,7 +39,7 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	var m0, m1, m2 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
-	x.indexChunks(in, nil)
+	x.indexChunks(text, in, nil)
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	vocabBytes := int(m1.HeapAlloc) - int(m0.HeapAlloc)
@@ -42,7 +47,7 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	for i := range vecs {
 		vecs[i] = make([]float32, dims)
 	}
-	out, _ := x.indexChunks(in, vecs)
+	out, _ := x.indexChunks(text, in, vecs)
 	runtime.GC()
 	runtime.ReadMemStats(&m2)
 	per := (float64(m2.HeapAlloc) - float64(m1.HeapAlloc)) / chunks
@@ -51,13 +56,19 @@ func TestResidentBytesPerChunk(t *testing.T) {
 		terms += out[i].terms.len()
 	}
 	runtime.KeepAlive(out)
-	runtime.KeepAlive(in) // the chunker's texts, which the index copies
-	text, nterms := float64(textBytes)/chunks, float64(terms)/chunks
-	// The fixed part: the indexedChunk (120 bytes: Chunk, terms, n, vec
-	// headers), the vector's slice header, and allocation rounding.
-	formula := 160 + text + 4*nterms + 4*dims
-	t.Logf("%.0f bytes a chunk resident (text %.0f, %.0f distinct terms, %d dims; formula 160 + text + 4 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
-		per, text, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
+	runtime.KeepAlive(in) // the chunker's texts, which the index does not keep
+	for i := range out {
+		if !out[i].span || out[i].str != "" {
+			t.Fatalf("chunk %d kept its text", i)
+		}
+	}
+	avgText, nterms := float64(len(text))/chunks, float64(terms)/chunks
+	// The fixed part: the indexedChunk (88 bytes: breadcrumb, offsets,
+	// n, terms and vec headers) and the allocations' rounding to size
+	// classes.
+	formula := 120 + 4*nterms + 4*dims
+	t.Logf("%.0f bytes a chunk resident (text %.0f not kept, %.0f distinct terms, %d dims; formula 120 + 4 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
+		per, avgText, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
 	if per > formula*1.1 {
 		t.Errorf("%.0f bytes a chunk, the formula allows %.0f", per, formula)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/contextd/contextd/cerrors"
@@ -102,16 +101,9 @@ type span struct {
 func spansOf(text string, chunks []Chunk) []span {
 	out := make([]span, len(chunks))
 	for i, c := range chunks {
-		if c.Start < 0 || c.End > len(text) || c.Start > c.End {
+		h, ok := spanHead(text, c)
+		if !ok {
 			return nil
-		}
-		body := text[c.Start:c.End]
-		h := ""
-		if c.Text != body {
-			var ok bool
-			if h, ok = strings.CutSuffix(c.Text, "\n\n"+body); !ok || h == "" {
-				return nil
-			}
 		}
 		out[i] = span{S: c.Start, E: c.End, H: h}
 	}

@@ -53,7 +53,7 @@ func TestHitPassagePosition(t *testing.T) {
 	}
 	later := 0 // hits past the first line
 	for _, mode := range []string{knowledge.Keyword, knowledge.Semantic, knowledge.Hybrid} {
-		for _, q := range []string{"descale the boiler", "crane container ship", "grinder number 42"} {
+		for _, q := range []string{"descale the boiler", "crane container ship", "grinder number 42", `"descale the boiler"`, `"lifts container"`} {
 			res, err := svc.Search(ctx, acc, c, knowledge.Query{Text: q, Mode: mode, TopK: 10})
 			if err != nil {
 				t.Fatal(err)

@@ -112,8 +112,10 @@ const stemWeight = 0.4
 // mapped r/(r+1) into [0, 1) as upstream maps it. A chunk that matches
 // only through negations (a query of -word alone) scores 0. When the
 // query matches no chunk, its relaxed form runs (keyword.go). Each stream
-// searches at most limit distinct terms (keyword_limit.go).
-func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen int, v *vocab, limit int) ([]scored, error) {
+// searches at most limit distinct terms (keyword_limit.go). texts
+// gives a phrase the text of a span chunk (nil: only kept texts; a text
+// it lacks is recorded in texts.missing and matches no phrase).
+func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen int, v *vocab, limit int, texts *chunkTexts) ([]scored, error) {
 	if len(cands) == 0 || len(q.exact) == 0 && len(q.stemmed) == 0 {
 		return nil, nil
 	}
@@ -178,7 +180,7 @@ func keywordLeg(ctx context.Context, cands []candidate, q keywordQuery, totalLen
 				}
 			}
 			c := cands[i].c
-			var seq chunkSeq
+			seq := chunkSeq{cand: &cands[i], i: int32(i), texts: texts}
 			match[i] = q.exact.matches(c, streams[0].kw, relaxed, &seq) || q.stemmed.matches(c, streams[1].kw, relaxed, &seq)
 			found = found || match[i]
 		}

@@ -89,6 +89,10 @@ type candidate struct {
 	c     *indexedChunk
 }
 
+// searchAttempts is how many times a search runs when a document it
+// scored changed before its texts were read (text.go).
+const searchAttempts = 3
+
 // Search runs q over the Ready chunks of c that acc may read.
 func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, q Query) (*Result, error) {
 	start := time.Now()
@@ -103,17 +107,6 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	if strings.TrimSpace(q.Text) == "" {
 		return &Result{Elapsed: time.Since(start)}, nil
 	}
-	if err := s.catchUp(ctx); err != nil {
-		return nil, err
-	}
-	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
-	if err != nil {
-		return nil, fmt.Errorf("readable documents: %w", err)
-	}
-	prefix := ""
-	if strings.TrimSpace(q.Path) != "" {
-		prefix = NormalizeFolderPath(q.Path)
-	}
 	var qv []float32
 	if q.Mode != Keyword && s.emb != nil {
 		v, err := s.emb.Embed(ctx, []string{q.Text})
@@ -124,8 +117,37 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 			qv = v[0]
 		}
 	}
+	for attempt := 1; ; attempt++ {
+		res, stale, err := s.searchOnce(ctx, acc, c, q, qv, minScore, attempt == searchAttempts)
+		if err != nil {
+			return nil, err
+		}
+		if !stale {
+			res.Elapsed = time.Since(start)
+			return res, nil
+		}
+	}
+}
+
+// searchOnce is one attempt of Search over the index caught up now;
+// stale (never on the last attempt) says a document changed between
+// scoring and reading its text, and the search must run again. On the
+// last attempt such a document's hits are left out instead.
+func (s *Service) searchOnce(ctx context.Context, acc persist.Access, c *Container, q Query, qv []float32, minScore float64, last bool) (*Result, bool, error) {
+	if err := s.catchUp(ctx); err != nil {
+		return nil, false, err
+	}
+	readable, err := s.st.FilterIDs(ctx, acc, persist.Filter{ThreadID: docThreadPrefix + c.ID})
+	if err != nil {
+		return nil, false, fmt.Errorf("readable documents: %w", err)
+	}
+	prefix := ""
+	if strings.TrimSpace(q.Path) != "" {
+		prefix = NormalizeFolderPath(q.Path)
+	}
 	s.idx.mu.RLock()
 	var cands []candidate
+	hashes := map[string]string{}
 	totalLen := 0
 	for _, id := range readable {
 		d := s.idx.docs[id]
@@ -133,24 +155,38 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 			continue
 		}
 		totalLen += d.totalLen
+		hashes[id] = d.hash
 		for i := range d.chunks {
 			cands = append(cands, candidate{doc: id, path: d.path, index: i, c: &d.chunks[i]})
 		}
 	}
-	var sem, kw []scored
+	var sem []scored
 	if q.Mode != Keyword && qv != nil {
 		sem = semanticLeg(cands, qv, q.TopK)
 	}
-	if q.Mode != Semantic {
-		kw, err = keywordLeg(ctx, cands, parseKeyword(q.Text), totalLen, s.idx.vocab, s.maxTerms())
-	}
-	var ev rank.Evidence
-	if q.Mode == Hybrid && err == nil {
-		ev = keywordEvidence(cands, kw, q.Text, s.idx.vocab, s.maxTerms())
-	}
+	texts := newChunkTexts(cands, hashes)
+	kw, ev, err := s.keyword(ctx, cands, q, totalLen, texts)
 	s.idx.mu.RUnlock()
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if len(texts.missing) > 0 {
+		// A phrase needed span chunks' texts: read them, score again.
+		// Documents are replaced in the index, never changed in place
+		// (put), so cands still hold the chunks scored.
+		stale, err := s.fill(ctx, texts)
+		if err != nil {
+			return nil, false, err
+		}
+		if stale && !last {
+			return nil, true, nil
+		}
+		s.idx.mu.RLock()
+		kw, ev, err = s.keyword(ctx, cands, q, totalLen, texts)
+		s.idx.mu.RUnlock()
+		if err != nil {
+			return nil, false, err
+		}
 	}
 	var fused []scored
 	switch q.Mode {
@@ -178,30 +214,52 @@ func (s *Service) Search(ctx context.Context, acc persist.Access, c *Container, 
 	}
 	res := &Result{Total: len(kept)}
 	kept = top(cands, kept, q.TopK)
-	docs, err := s.hitDocs(ctx, acc, cands, kept)
+	docs, err := s.hitDocs(ctx, acc, cands, kept, hashes)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, h := range kept {
 		c := &cands[h.i]
 		d := docs[c.doc]
+		text, ok := hitText(c, d.lines.text)
+		if !d.current || !ok {
+			if !last {
+				return nil, true, nil
+			}
+			continue
+		}
 		res.Hits = append(res.Hits, Hit{Score: h.score, DocumentID: c.doc, Name: d.name, Path: c.path,
-			Chunk: c.index, Text: c.c.Text, Passage: d.lines.position(c.c.Start, c.c.End)})
+			Chunk: c.index, Text: text, Passage: d.lines.position(int(c.c.start), int(c.c.end))})
 	}
-	res.Elapsed = time.Since(start)
-	return res, nil
+	return res, false, nil
+}
+
+// keyword runs the keyword leg and, for Hybrid, its evidence, unless q
+// is Semantic; the caller holds the index's read lock.
+func (s *Service) keyword(ctx context.Context, cands []candidate, q Query, totalLen int, texts *chunkTexts) ([]scored, rank.Evidence, error) {
+	if q.Mode == Semantic {
+		return nil, rank.Evidence{}, nil
+	}
+	kw, err := keywordLeg(ctx, cands, parseKeyword(q.Text), totalLen, s.idx.vocab, s.maxTerms(), texts)
+	if err != nil || q.Mode != Hybrid {
+		return kw, rank.Evidence{}, err
+	}
+	return kw, keywordEvidence(cands, kw, q.Text, s.idx.vocab, s.maxTerms()), nil
 }
 
 // hitDoc is what a search reads of a hit's document: its file name and
-// where its lines start.
+// where its lines start, in its entry text; current says that text is
+// the one its indexed chunks were cut from.
 type hitDoc struct {
-	name  string
-	lines lineIndex
+	name    string
+	lines   lineIndex
+	current bool
 }
 
-// hitDocs reads the file names and line starts of the hits' documents
-// (one query for them all; the text comes with the name).
-func (s *Service) hitDocs(ctx context.Context, acc persist.Access, cands []candidate, hits []scored) (map[string]*hitDoc, error) {
+// hitDocs reads the file names, texts and line starts of the hits'
+// documents (one query for them all), each checked against hashes, the
+// hash of the text the index built its chunks from.
+func (s *Service) hitDocs(ctx context.Context, acc persist.Access, cands []candidate, hits []scored, hashes map[string]string) (map[string]*hitDoc, error) {
 	out := map[string]*hitDoc{}
 	var ids []string
 	for _, h := range hits {
@@ -230,6 +288,7 @@ func (s *Service) hitDocs(ctx context.Context, acc persist.Access, cands []candi
 			d.name = r.Name
 		}
 		d.lines = newLineIndex(e.Text)
+		d.current = textMatches(e.Text, hashes[e.ID])
 	}
 	return out, nil
 }

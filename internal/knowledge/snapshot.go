@@ -22,13 +22,24 @@ import (
 // chunking and embedding every document again (the rebuild from SQL,
 // which a missing, damaged or foreign snapshot falls back to).
 //
-// Format: magic "CXKNOW01"; the mark (seq uvarint, entry id string);
+// Format: magic "CXKNOW02"; the mark (seq uvarint, entry id string);
 // the document count, then per document its id, container, path,
 // generation, job, size, status, text hash, indexed-at (Unix ns, 0 for
-// none), model, dims and chunks (text, start, end, vector length and
-// float32 bits, little-endian); a CRC-32C of everything before it. A
-// string is a uvarint length and its bytes.
-const snapMagic = "CXKNOW01"
+// none), model, dims and chunks (kind byte, string, start, end, vector
+// length and float32 bits, little-endian); a CRC-32C of everything
+// before it. A string is a uvarint length and its bytes. A chunk of kind
+// 1 is a span of its document's entry text and its string the
+// breadcrumb (indexedChunk): loading reads the entry texts from the
+// store (as the rebuild from SQL does, without chunking or embedding
+// again). Kind 0 holds the chunk's text. CXKNOW01, which held every
+// chunk's text, is not read: the index is rebuilt from SQL once.
+const snapMagic = "CXKNOW02"
+
+// Chunk kinds of the snapshot.
+const (
+	snapText byte = 0
+	snapSpan byte = 1
+)
 
 // save writes the snapshot atomically (snapfmt.WriteFile). Documents
 // are replaced whole in the index, never changed in place (put), so the
@@ -120,9 +131,14 @@ func appendDoc(b []byte, id string, d *docIndex) []byte {
 	b = binary.AppendUvarint(b, uint64(len(d.chunks)))
 	for i := range d.chunks {
 		c := &d.chunks[i]
-		b = appendStr(b, c.Text)
-		b = binary.AppendUvarint(b, uint64(max(c.Start, 0)))
-		b = binary.AppendUvarint(b, uint64(max(c.End, 0)))
+		kind := snapText
+		if c.span {
+			kind = snapSpan
+		}
+		b = append(b, kind)
+		b = appendStr(b, c.str)
+		b = binary.AppendUvarint(b, uint64(max(c.start, 0)))
+		b = binary.AppendUvarint(b, uint64(max(c.end, 0)))
 		b = binary.AppendUvarint(b, uint64(len(c.vec)))
 		for _, f := range c.vec {
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
@@ -131,13 +147,51 @@ func appendDoc(b []byte, id string, d *docIndex) []byte {
 	return b
 }
 
-// snapDoc is one decoded document: its state and its chunks' texts and
-// vectors, indexed again on load.
+// snapDoc is one decoded document: its state and its chunks' texts (or
+// spans) and vectors, indexed again on load.
 type snapDoc struct {
 	id     string
 	d      docIndex
-	chunks []Chunk
+	chunks []snapChunk
 	vecs   [][]float32
+}
+
+// snapChunk is a decoded chunk: its text, or with span its breadcrumb.
+type snapChunk struct {
+	str        string
+	start, end int
+	span       bool
+}
+
+// spans reports whether some chunk of sd is a span, whose text is read
+// from the document's entry.
+func (sd *snapDoc) spans() bool {
+	for _, c := range sd.chunks {
+		if c.span {
+			return true
+		}
+	}
+	return false
+}
+
+// chunksIn are sd's chunks with their texts, the spans cut from text
+// (the document's entry text); false when a span does not fit it.
+func (sd *snapDoc) chunksIn(text string) ([]Chunk, bool) {
+	out := make([]Chunk, len(sd.chunks))
+	for i, c := range sd.chunks {
+		out[i] = Chunk{Text: c.str, Start: c.start, End: c.end}
+		if !c.span {
+			continue
+		}
+		if c.start < 0 || c.end > len(text) || c.start > c.end {
+			return nil, false
+		}
+		out[i].Text = text[c.start:c.end]
+		if c.str != "" {
+			out[i].Text = c.str + "\n\n" + out[i].Text
+		}
+	}
+	return out, true
 }
 
 // decodeSnapshot reads a snapshot: its mark and documents, or an error
@@ -169,11 +223,19 @@ func decodeSnapshot(data []byte) (snapfmt.Mark, []snapDoc, error) {
 		d.model = str()
 		d.dims = int(min(r.Uvarint(), math.MaxInt32))
 		nc := r.Count(4)
-		sd.chunks = make([]Chunk, 0, nc)
+		sd.chunks = make([]snapChunk, 0, nc)
 		sd.vecs = make([][]float32, 0, nc)
 		for range nc {
-			c := Chunk{Text: str()}
-			c.Start, c.End = int(min(r.Uvarint(), math.MaxInt32)), int(min(r.Uvarint(), math.MaxInt32))
+			var c snapChunk
+			switch k := r.Bytes(1); {
+			case r.Err != nil:
+			case k[0] == snapSpan:
+				c.span = true
+			case k[0] != snapText:
+				r.Fail("chunk kind %d", k[0])
+			}
+			c.str = str()
+			c.start, c.end = int(min(r.Uvarint(), math.MaxInt32)), int(min(r.Uvarint(), math.MaxInt32))
 			nv := r.Count(4)
 			raw := r.Bytes(4 * nv)
 			var v []float32
@@ -218,6 +280,42 @@ func (s *Service) load(ctx context.Context) (why string, err error) {
 	if err != nil || why != "" {
 		return why, err
 	}
+	for len(docs) > 0 {
+		n := min(len(docs), textBatch)
+		if err := s.loadDocs(ctx, docs[:n]); err != nil {
+			return "", err
+		}
+		clear(docs[:n]) // their chunks are in the index now
+		docs = docs[n:]
+	}
+	s.idx.mu.Lock()
+	s.idx.wm, s.idx.changed = m.Seq, 0
+	s.idx.mu.Unlock()
+	return "", nil
+}
+
+// loadDocs indexes decoded documents, reading the entry texts of those
+// with spans (one query). A document whose text is gone or is not the one
+// its chunks were cut from changed after the snapshot's mark, so the
+// change log's replay indexes it again: it is put without chunks and
+// with no text hash, so the replay cannot keep them (keepChunks).
+func (s *Service) loadDocs(ctx context.Context, docs []snapDoc) error {
+	var ids []string
+	for i := range docs {
+		if docs[i].spans() {
+			ids = append(ids, docs[i].id)
+		}
+	}
+	texts := map[string]string{}
+	if len(ids) > 0 {
+		read, err := s.st.IndexDocs(ctx, ids)
+		if err != nil {
+			return fmt.Errorf("knowledge index: snapshot texts: %w", err)
+		}
+		for i := range read {
+			texts[read[i].ID] = read[i].Text
+		}
+	}
 	for i := range docs {
 		sd := &docs[i]
 		vecs := sd.vecs
@@ -228,11 +326,14 @@ func (s *Service) load(ctx context.Context) (why string, err error) {
 			}
 		}
 		d := sd.d
-		d.chunks, d.totalLen = s.idx.indexChunks(sd.chunks, vecs)
+		text, read := texts[sd.id]
+		chunks, ok := sd.chunksIn(text)
+		if sd.spans() && (!read || !textMatches(text, d.hash)) || !ok {
+			d.hash = ""
+		} else {
+			d.chunks, d.totalLen = s.idx.indexChunks(text, chunks, vecs)
+		}
 		s.idx.put(sd.id, &d, false)
 	}
-	s.idx.mu.Lock()
-	s.idx.wm, s.idx.changed = m.Seq, 0
-	s.idx.mu.Unlock()
-	return "", nil
+	return nil
 }

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 // round-trips.
 func FuzzDecodeSnapshot(f *testing.F) {
 	x := newChunkIndex()
-	chunks, total := x.indexChunks([]Chunk{{Text: "the heron waits", Start: 0, End: 15}, {Text: "by the lake", Start: 16, End: 27}},
-		[][]float32{{0.5, -1, 2}, {1, 0, 0.25}})
+	// One span, one chunk under a breadcrumb, one kept text.
+	chunks, total := x.indexChunks("the heron waits by the lake", []Chunk{{Text: "the heron waits", Start: 0, End: 15},
+		{Text: "Lake\n\nby the lake", Start: 16, End: 27}, {Text: "heron  waits", Start: 4, End: 15}},
+		[][]float32{{0.5, -1, 2}, {1, 0, 0.25}, {0, 0, 1}})
 	x.docs["0190abcdef1270008000000000000001"] = &docIndex{container: "c", path: "/a.md", gen: 2, job: "j", size: 27,
 		status: Ready, hash: "h", chunks: chunks, totalLen: total, indexedAt: time.Unix(1700000000, 0), model: "m", dims: 3}
 	x.docs["0190abcdef1270008000000000000002"] = &docIndex{container: "c", path: "/b.pdf", status: Pending}
@@ -31,13 +34,26 @@ func FuzzDecodeSnapshot(f *testing.F) {
 			}
 			y := newChunkIndex()
 			for i := range docs {
+				// A text the spans fit, as the entry's would.
+				end := 0
+				for _, c := range docs[i].chunks {
+					end = max(end, c.end)
+				}
+				if end > 1<<20 {
+					continue
+				}
+				text := strings.Repeat("x", end)
+				chunks, ok := docs[i].chunksIn(text)
+				if !ok {
+					t.Fatalf("spans %+v do not fit %d bytes", docs[i].chunks, end)
+				}
 				d := docs[i].d
-				d.chunks, d.totalLen = y.indexChunks(docs[i].chunks, docs[i].vecs)
+				d.chunks, d.totalLen = y.indexChunks(text, chunks, docs[i].vecs)
 				y.docs[docs[i].id] = &d
 			}
 			again := encodeSnapshot(t, y, m)
 			m2, docs2, err := decodeSnapshot(again)
-			if err != nil || m2 != m || len(docs2) != len(docs) {
+			if err != nil || m2 != m || len(docs2) != len(y.docs) {
 				t.Fatalf("re-encoded snapshot: %v, %d docs (want %d)", err, len(docs2), len(docs))
 			}
 		}
@@ -62,7 +78,7 @@ func encodeSnapshot(tb testing.TB, x *chunkIndex, m snapfmt.Mark) []byte {
 // memory and sealed (snapfmt.Seal): magic, mark, count, documents, CRC.
 func TestSnapshotFraming(t *testing.T) {
 	x := newChunkIndex()
-	chunks, total := x.indexChunks([]Chunk{{Text: "the heron waits", Start: 0, End: 15}}, [][]float32{{0.5, -1}})
+	chunks, total := x.indexChunks("the heron waits", []Chunk{{Text: "the heron waits", Start: 0, End: 15}}, [][]float32{{0.5, -1}})
 	x.docs["0190abcdef1270008000000000000001"] = &docIndex{container: "c", path: "/a.md", status: Ready, chunks: chunks, totalLen: total}
 	m := snapfmt.Mark{Seq: 3, Entry: "e"}
 	want := []byte(snapMagic)

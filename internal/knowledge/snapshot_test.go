@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd"
+	"github.com/contextd/contextd/index/snapfmt"
 	"github.com/contextd/contextd/internal/knowledge"
 	"github.com/contextd/contextd/model/hashembed"
 	"github.com/contextd/contextd/persist"
@@ -110,6 +111,8 @@ func TestSnapshotRestart(t *testing.T) {
 		"garbage":  func() { _ = os.WriteFile(snap, []byte("not a snapshot at all"), 0o644) },
 		"empty":    func() { _ = os.WriteFile(snap, nil, 0o644) },
 		"other db": func() { copySnapshotOf(t, other, snap) },
+		// The format before chunk spans (every chunk's text): rebuilt.
+		"format 1": func() { _ = os.WriteFile(snap, snapfmt.Reseal(append([]byte("CXKNOW01"), good[8:]...)), 0o644) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			damage()

@@ -59,7 +59,7 @@ func TestStemStreamOracle(t *testing.T) {
 	for i := range chunks {
 		for k, s := range stems {
 			if got, want := st.count(&chunks[i], ids[k]), oracle[i][s]; got != want {
-				t.Fatalf("chunk %d (%q), stem %q: count %d, want %d", i, chunks[i].Text, s, got, want)
+				t.Fatalf("chunk %d (%q), stem %q: count %d, want %d", i, chunks[i].str, s, got, want)
 			}
 		}
 		var held []string
@@ -82,14 +82,30 @@ func TestStemStreamOracle(t *testing.T) {
 }
 
 // TestIndexedTextsOwnTheirBytes: an indexed chunk cut out of its document
-// does not keep the document's text alive (it holds a copy).
+// does not keep the document's text alive: a span keeps no text (read
+// again from the entry text, textIn), any other chunk a copy.
 func TestIndexedTextsOwnTheirBytes(t *testing.T) {
 	doc := strings.Repeat("heron lake ", 1000)
 	x := newChunkIndex()
-	out, _ := x.indexChunks([]Chunk{{Text: doc[11:22], Start: 11, End: 22}}, nil)
+	out, _ := x.indexChunks(doc, []Chunk{
+		{Text: doc[11:22], Start: 11, End: 22},           // a span
+		{Text: "T\n\n" + doc[22:33], Start: 22, End: 33}, // a span under a breadcrumb
+		{Text: doc[11:22], Start: 0, End: 3},             // not a span: its text is kept
+	}, nil)
+	if !out[0].span || out[0].str != "" || !out[1].span || out[1].str != "T" || out[2].span {
+		t.Fatalf("spans %v %v %v, kept %q %q", out[0].span, out[1].span, out[2].span, out[0].str, out[1].str)
+	}
+	for i, want := range []string{"heron lake ", "T\n\nheron lake ", "heron lake "} {
+		if got, ok := out[i].textIn(doc); !ok || got != want {
+			t.Errorf("chunk %d: text %q, %v; want %q", i, got, ok, want)
+		}
+	}
 	lo := uintptr(unsafe.Pointer(unsafe.StringData(doc)))
-	p := uintptr(unsafe.Pointer(unsafe.StringData(out[0].Text)))
-	if out[0].Text != "heron lake " || p >= lo && p < lo+uintptr(len(doc)) {
-		t.Fatalf("indexed text %q aliases the document", out[0].Text)
+	p := uintptr(unsafe.Pointer(unsafe.StringData(out[2].str)))
+	if p >= lo && p < lo+uintptr(len(doc)) {
+		t.Fatalf("indexed text %q aliases the document", out[2].str)
+	}
+	if _, ok := out[0].textIn(doc[:15]); ok {
+		t.Error("a span past the end of the text gave a text")
 	}
 }

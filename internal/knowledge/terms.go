@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -246,7 +247,8 @@ func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)
 }
 
 // indexChunk tokenizes c into its exact stream; buf is scratch space,
-// returned for reuse.
+// returned for reuse. The result holds c's text as it is (indexChunks
+// decides what a chunk of the index keeps).
 func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
 	terms := map[string]int{}
 	n := 0
@@ -254,5 +256,6 @@ func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
 		terms[string(term)]++
 		n++
 	})
-	return indexedChunk{Chunk: c, terms: v.counts(terms), n: n}, buf
+	return indexedChunk{str: c.Text, start: int32(min(max(c.Start, 0), math.MaxInt32)), end: int32(min(max(c.End, 0), math.MaxInt32)),
+		terms: v.counts(terms), n: int32(min(n, math.MaxInt32))}, buf
 }
