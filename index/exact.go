@@ -27,6 +27,8 @@ package index
 // advance per query unit and match for the term frequencies and lengths;
 // Bleve's scoring, its id loads for the pool and the rescoring of the pool
 // are saved (README, "Full-text benchmarks" and "Access and sharing").
+// A disjunction of terms over a large allowed set skips, document at a
+// time, the matches that cannot enter the top (maxscore.go).
 
 import (
 	"container/heap"
@@ -87,11 +89,18 @@ func (h *exactHeap) Pop() any {
 // selectExact returns the best depth matches of sel (the text query inside
 // the prefilter) by textbook BM25 over units with the statistics st, read
 // from st's reader, best first (score DESC, id DESC); Total counts every
-// match. With locations, the hits carry their term locations in sel.
-func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []scoreUnit, st *collStats, depth int, locations bool) (*bleve.SearchResult, error) {
+// match visited (MaxScore skips some). With locations, the hits carry their term locations in sel.
+// floor is a score the depth-th best match is known to reach (0 when
+// unknown): a disjunction of term queries over a large allowed set is
+// selected document at a time with MaxScore skipping (maxscore.go), which
+// uses it; the answer never depends on it.
+func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []scoreUnit, st *collStats, depth int, locations bool, floor float64) (*bleve.SearchResult, error) {
 	snap, ok := st.r.(*scorch.IndexSnapshot)
 	if !ok {
 		return nil, fmt.Errorf("index: exact selection needs a scorch snapshot, got %T", st.r)
+	}
+	if plan := ix.maxScorePlan(sel, units); plan != nil {
+		return ix.selectMaxScore(ctx, sel, plan, units, st, snap, depth, locations, floor)
 	}
 	segs := snap.Segments()
 	offsets := make([]uint64, len(segs)+1)
@@ -196,6 +205,13 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 			heap.Fix(&kept, 0)
 		}
 	}
+	return ix.exactResult(ctx, sel, kept, total, locations)
+}
+
+// exactResult sorts the kept candidates best first (score DESC, id DESC)
+// into a search result counting total, with the term locations of sel when
+// asked.
+func (ix *Index) exactResult(ctx context.Context, sel query.Query, kept exactHeap, total int, locations bool) (*bleve.SearchResult, error) {
 	slices.SortFunc(kept, func(a, b exactHit) int {
 		switch {
 		case worse(b, a):

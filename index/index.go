@@ -114,6 +114,9 @@ type Index struct {
 	// noPrune selects candidates with the whole disjunction (prune.go):
 	// the oracle of the pruning test.
 	noPrune bool
+	// noMaxScore selects with the exhaustive walk (exact.go), not
+	// MaxScore (maxscore.go): the oracle of TestMaxScoreMatchesExhaustive.
+	noMaxScore bool
 
 	// prints are the fingerprints of the long texts indexed, so that an
 	// unchanged one is not indexed again (unchanged.go); under mu.

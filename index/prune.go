@@ -65,11 +65,14 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			return nil, nil, fmt.Errorf("index: search: %w", err)
 		}
 	}
+	// floor is the depth-th score of the last selection, which the next
+	// (a superset of its terms) reaches too: MaxScore skips below it.
+	floor := 0.0
 	run := func(sel query.Query, pool int) (*bleve.SearchResult, error) {
 		if rescore && !q.PoolSelection {
 			// Bleve's pool would be chosen by its own score, with
 			// collection-wide statistics (exact.go).
-			return ix.selectExact(ctx, wrap(sel), units, st, depth, q.Highlight)
+			return ix.selectExact(ctx, wrap(sel), units, st, depth, q.Highlight, floor)
 		}
 		req := bleve.NewSearchRequestOptions(wrap(sel), pool, 0, false)
 		if !rescore {
@@ -166,6 +169,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		if rest < theta {
 			return trim(sr, q.Size), wrap(selq), nil
 		}
+		floor = theta
 		// The cost bound (limits.go): a larger selection would visit more
 		// than the candidate bound, so the candidates stay those holding
 		// one of the rarest terms, each scored with every term; only an

@@ -1,0 +1,316 @@
+package index
+
+// Document-at-a-time MaxScore inside the exact selection (exact.go).
+//
+// Hybrid search's full-text leg sends the OR of a question's words and
+// asks for 200 candidates; the exact selection visited every allowed
+// match of the disjunction through Bleve's filtered disjunction searcher
+// and advanced every unit's postings at each: 3.3 ms of CPU a query at
+// 100k entries (BenchmarkHybridSearch profile, docs/benchmarks.md), the
+// hybrid median's floor. For a disjunction of single terms over a large
+// allowed set the selection walks the terms' postings itself, segment by
+// segment, and skips what cannot enter the top (Turtle & Flood 1995):
+//
+//   - each term adds at most bound(t) = idf(t)·qtf(t)·(k1+1) (prune.go);
+//     the terms are ordered by bound, ascending, and once the heap holds
+//     depth candidates with the worst at θ, the longest prefix of terms
+//     whose summed bounds stay below θ is non-essential: a document
+//     holding only those terms cannot reach θ, so candidates are drawn
+//     from the essential terms' postings alone;
+//   - a candidate is scored on its essential terms first, then the
+//     non-essential ones from the largest bound down, each advanced to the
+//     candidate only while the score so far plus the bounds left can still
+//     reach θ.
+//
+// Only documents scoring below θ are skipped, and θ never exceeds the
+// final depth-th score, so the kept set is the exhaustive one (ties
+// included: a document at θ is scored). Each score is summed over the
+// units in query order as in the exhaustive walk, so scores are equal bit
+// for bit; the bounds carry a relative margin of 1e-9 against rounding.
+// TestMaxScoreMatchesExhaustive compares the two walks. With it the
+// leg's CPU fell to 1.9 ms a query in the same profile and the 100k
+// hybrid median to 0.87× and 0.66× of before (docs/benchmarks.md,
+// "Copies of one paragraph and the hybrid median").
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/contextd/contextd/index/bm25"
+)
+
+// boundMargin widens every bound comparison: a document is skipped only
+// when its bound times 1+boundMargin is below θ.
+const boundMargin = 1e-9
+
+// msPlan is a disjunction of terms over an allowed set, ready for MaxScore.
+type msPlan struct {
+	aq *allowedQuery
+	// gen are the disjunction's terms (they make a document a match);
+	// every one is a single-term unit.
+	gen []string
+}
+
+// maxScorePlan returns the MaxScore plan of sel when it applies: sel is
+// the catalog prefilter's filtering plan (more than skipMax allowed
+// entries) around a disjunction of terms (or one term) on the text field,
+// each of which is a single-term unit. nil otherwise (the exhaustive walk).
+func (ix *Index) maxScorePlan(sel query.Query, units []scoreUnit) *msPlan {
+	if ix.noMaxScore {
+		return nil
+	}
+	aq, ok := sel.(*allowedQuery)
+	if !ok || aq.allowed.GetCardinality() <= skipMax {
+		return nil
+	}
+	gen := disjunctTerms(aq.inner)
+	if t, ok := aq.inner.(*query.TermQuery); ok && t.FieldVal == fieldText {
+		gen = []string{t.Term}
+	}
+	if len(gen) == 0 {
+		return nil
+	}
+	for _, u := range units {
+		if len(u.terms) != 1 {
+			return nil
+		}
+	}
+	for _, t := range gen {
+		if !slices.ContainsFunc(units, func(u scoreUnit) bool { return u.terms[0] == t }) {
+			return nil
+		}
+	}
+	return &msPlan{aq: aq, gen: gen}
+}
+
+// msTerm is one unit's cursor in the current segment.
+type msTerm struct {
+	term  string
+	unit  int // its place in the query: scores sum in this order
+	idf   float64
+	bound float64 // bound(t) times 1+boundMargin
+	gen   bool
+	it    segment.PostingsIterator
+	cur   uint64 // the current local document; noDoc past the end
+	freq  uint64
+	norm  float64
+}
+
+const noDoc = math.MaxUint64
+
+// maxScoreVisit, when set (tests), receives each MaxScore selection's
+// count of allowed candidates scored and of those skipped below θ.
+var maxScoreVisit func(scored, skipped int)
+
+// set records the posting p (nil: past the end).
+func (t *msTerm) set(p segment.Posting, err error) error {
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if p == nil {
+		t.cur = noDoc
+		return nil
+	}
+	t.cur, t.freq, t.norm = p.Number(), p.Frequency(), p.Norm()
+	return nil
+}
+
+// next moves t to its next document.
+func (t *msTerm) next() error { return t.set(t.it.Next()) }
+
+// seek moves t to its first document at or after d.
+func (t *msTerm) seek(d uint64) error { return t.set(t.it.Advance(d)) }
+
+// selectMaxScore is selectExact for a MaxScore plan; floor, when above 0,
+// is a score the depth-th best match is known to reach (a previous
+// selection over a subset of these matches), so nothing below it is kept.
+func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPlan, units []scoreUnit, st *collStats, snap *scorch.IndexSnapshot, depth int, locations bool, floor float64) (*bleve.SearchResult, error) {
+	// The terms: those that only score first, then the disjunction's by
+	// bound ascending.
+	ts := make([]msTerm, 0, len(units))
+	for i, u := range units {
+		df, err := st.unitFreq(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		t := msTerm{term: u.terms[0], unit: i, gen: slices.Contains(plan.gen, u.terms[0])}
+		if df > 0 {
+			t.idf = float64(u.qtf) * bm25.IDF(float64(df), float64(st.docs))
+			t.bound = t.idf * bm25.MaxTF * (1 + boundMargin)
+		}
+		ts = append(ts, t)
+	}
+	slices.SortStableFunc(ts, func(a, b msTerm) int {
+		switch {
+		case a.gen != b.gen:
+			if a.gen {
+				return 1
+			}
+			return -1
+		case a.bound < b.bound:
+			return -1
+		case a.bound > b.bound:
+			return 1
+		}
+		return 0
+	})
+	nonGen := 0
+	for nonGen < len(ts) && !ts[nonGen].gen {
+		nonGen++
+	}
+	// ub[i]: the most terms 0..i add together.
+	ub := make([]float64, len(ts))
+	sum := 0.0
+	for i := range ts {
+		sum += ts[i].bound
+		ub[i] = sum * (1 + boundMargin)
+	}
+	contrib := make([]float64, len(units))
+	has := make([]bool, len(units))
+	allowed := plan.aq.allowed.ToDense()
+	avgdl := st.avgdl()
+
+	segs := snap.Segments()
+	kept := make(exactHeap, 0, depth)
+	total, steps, skipped := 0, 0, 0
+	// theta is the score a candidate must reach, ess the first essential
+	// term; both only grow.
+	theta, ess := floor, nonGen
+	raise := func() {
+		for ess < len(ts) && ub[ess] < theta {
+			ess++
+		}
+	}
+	raise()
+	var offset uint64
+	for _, ss := range segs {
+		base := offset
+		offset += ss.Segment().Count()
+		if ss.Count() == 0 || ess >= len(ts) {
+			continue
+		}
+		e, err := ix.segmentOrds(ss, segs)
+		if err != nil {
+			return nil, err
+		}
+		ords := e.ords
+		dict, err := st.dict(ss)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ts {
+			t := &ts[i]
+			t.cur = noDoc
+			pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
+			if err != nil {
+				return nil, fmt.Errorf("index: %w", err)
+			}
+			if pl == nil {
+				continue
+			}
+			t.it = pl.Iterator(true, true, false, t.it)
+			if err := t.next(); err != nil {
+				return nil, err
+			}
+		}
+		for ess < len(ts) {
+			d := uint64(noDoc)
+			for i := ess; i < len(ts); i++ {
+				d = min(d, ts[i].cur)
+			}
+			if d == noDoc {
+				break
+			}
+			if steps++; steps&1023 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			o := uint32(noOrd)
+			if d < uint64(len(ords)) {
+				o = ords[d]
+			}
+			ok := o != noOrd && int(o>>6) < len(allowed) && allowed[o>>6]&(1<<(o&63)) != 0
+			known := 0.0
+			for i := ess; i < len(ts); i++ {
+				t := &ts[i]
+				if t.cur != d {
+					continue
+				}
+				if ok && t.idf > 0 {
+					c := bm25Term(t.idf, t.freq, t.norm, avgdl)
+					contrib[t.unit], has[t.unit] = c, true
+					known += c
+				}
+				if err := t.next(); err != nil {
+					return nil, err
+				}
+			}
+			if !ok {
+				continue
+			}
+			total++
+			full := len(kept) >= depth
+			skip := false
+			for i := ess - 1; i >= 0; i-- {
+				if (known+ub[i])*(1+boundMargin) < theta {
+					skip = true
+					break
+				}
+				t := &ts[i]
+				if t.cur < d {
+					if err := t.seek(d); err != nil {
+						return nil, err
+					}
+				}
+				if t.cur == d && t.idf > 0 {
+					c := bm25Term(t.idf, t.freq, t.norm, avgdl)
+					contrib[t.unit], has[t.unit] = c, true
+					known += c
+				}
+			}
+			score := 0.0
+			for u := range has {
+				if has[u] {
+					score += contrib[u]
+					has[u] = false
+				}
+			}
+			if skip {
+				skipped++
+				continue
+			}
+			n := base + d
+			h := exactHit{doc: n, score: score}
+			if !full {
+				h.id, _ = ix.cat.ID(o)
+				heap.Push(&kept, h)
+			} else {
+				if score < kept[0].score {
+					continue
+				}
+				h.id, _ = ix.cat.ID(o)
+				if !worse(kept[0], h) {
+					continue
+				}
+				kept[0] = h
+				heap.Fix(&kept, 0)
+			}
+			if len(kept) >= depth && kept[0].score > theta {
+				theta = kept[0].score
+				raise()
+			}
+		}
+	}
+	if maxScoreVisit != nil {
+		maxScoreVisit(total-skipped, skipped)
+	}
+	return ix.exactResult(ctx, sel, kept, total, locations)
+}

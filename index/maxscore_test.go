@@ -1,0 +1,109 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMaxScoreMatchesExhaustive: the MaxScore selection (maxscore.go)
+// ranks bit for bit as the exhaustive walk (exact.go, noMaxScore) over
+// several segments, deletions and updates, a caller who reads part of
+// the collection, a thread filter, term pruning on and off, and depths
+// from 1 to past the matches; and it does skip candidates.
+func TestMaxScoreMatchesExhaustive(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(17, 19))
+	words := []string{"turbine", "nozzle", "vortex", "plasma", "stator", "rotor", "flutter", "shock",
+		"system", "value", "number", "result", "signal", "engine"}
+	doc := func(i int, owner string) Doc {
+		var w []string
+		for range 1 + rng.IntN(30) {
+			// Zipf-like: low indexes common.
+			w = append(w, words[min(len(words)-1, int(rng.ExpFloat64()*3))])
+		}
+		for range rng.IntN(40) {
+			w = append(w, fmt.Sprintf("filler%d", rng.IntN(200)))
+		}
+		return Doc{ID: fmt.Sprintf("%s%030x", owner, i), Text: strings.Join(w, " "), Owner: owner,
+			ThreadID: fmt.Sprintf("t%d", i%3), Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
+	}
+	seq := int64(1)
+	for b := range 6 {
+		var docs []Doc
+		for i := b * 700; i < (b+1)*700; i++ {
+			owner := "p"
+			if i%4 == 0 {
+				owner = "x"
+			}
+			docs = append(docs, doc(i, owner))
+		}
+		var dels []string
+		if b > 0 {
+			for range 40 {
+				i := rng.IntN(b * 700)
+				dels = append(dels, fmt.Sprintf("p%030x", i))
+			}
+			for range 60 { // updates: a new text under an old id
+				docs = append(docs, doc(rng.IntN(b*700)&^3|1, "p"))
+			}
+		}
+		seq++
+		if err := ix.Apply(ctx, docs, dels, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scoredN, skippedN := 0, 0
+	maxScoreVisit = func(s, k int) { scoredN += s; skippedN += k }
+	defer func() { maxScoreVisit = nil }()
+	used := 0
+	for n := range 60 {
+		var terms []string
+		for range 1 + rng.IntN(6) {
+			terms = append(terms, `"`+words[rng.IntN(len(words))]+`"`)
+		}
+		q := Query{Text: strings.Join(terms, " OR "), Mode: "boolean", Access: Access{Principal: "p"},
+			Size: []int{1, 3, 10, 50, 200, 5000}[n%6]}
+		if n%5 == 4 {
+			// A thread: the filtering plan, not the skip plan, so
+			// MaxScore runs over a filtered allowed set.
+			q.ThreadID = "t1"
+			saved := skipMax
+			skipMax = 0
+			defer func() { skipMax = saved }()
+		}
+		for _, prune := range []bool{true, false} {
+			ix.noPrune = !prune
+			ix.noMaxScore = true
+			want, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix.noMaxScore = false
+			before := scoredN + skippedN
+			got, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if scoredN+skippedN > before {
+				used++
+			}
+			if scored(got) != scored(want) {
+				t.Fatalf("%s (size %d, prune %v): MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q.Text, q.Size, prune, scored(got), scored(want))
+			}
+		}
+	}
+	ix.noPrune = false
+	if used == 0 || skippedN == 0 {
+		t.Fatalf("MaxScore ran in %d searches and skipped %d of %d candidates: the test does not exercise it", used, skippedN, scoredN+skippedN)
+	}
+	t.Logf("MaxScore ran in %d searches, skipped %d of %d candidates", used, skippedN, scoredN+skippedN)
+}
