@@ -25,14 +25,7 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 func (ix *Index) put(key uint64, vec []float32, code []byte) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if old, ok := ix.byKey.get(ix.keys, key); ok {
-		ix.tombstone(old)
-	}
-	id, qv := ix.alloc(key, vec, code)
-	ix.insert(id, qv)
-	ix.byKey.put(ix.keys, id)
-	ix.live++
-	ix.maybeRepair()
+	ix.putLocked(key, vec, code)
 }
 
 // AddCode inserts key from its code record (the form of the index's
