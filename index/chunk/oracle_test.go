@@ -84,7 +84,7 @@ func (s *runeSplitter) split(text []rune, seps []string) [][]rune {
 			sep = c
 			break
 		}
-		if runeContains(text, c) {
+		if containsRunes(text, c) {
 			sep = c
 			rest = seps[i+1:]
 			break
@@ -175,7 +175,7 @@ func runeSplitKeepStart(text []rune, sep string) [][]rune {
 	var out [][]rune
 	start := 0
 	for i := 0; i+len(sr) <= len(text); {
-		if runeHasPrefix(text[i:], sr) {
+		if hasPrefixRunes(text[i:], sr) {
 			if i > start {
 				out = append(out, text[start:i])
 			}
@@ -189,28 +189,6 @@ func runeSplitKeepStart(text []rune, sep string) [][]rune {
 		out = append(out, text[start:])
 	}
 	return out
-}
-
-func runeHasPrefix(s, p []rune) bool {
-	if len(s) < len(p) {
-		return false
-	}
-	for i := range p {
-		if s[i] != p[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func runeContains(s []rune, sep string) bool {
-	sr := []rune(sep)
-	for i := 0; i+len(sr) <= len(s); i++ {
-		if runeHasPrefix(s[i:], sr) {
-			return true
-		}
-	}
-	return false
 }
 
 // runeLocate assigns offsets as add_start_index does:
