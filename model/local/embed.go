@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/contextd/contextd/internal/wordvec"
 	"github.com/contextd/contextd/model/wordpiece"
 )
 
@@ -228,7 +229,7 @@ func (e *Embedder) embed(ctx context.Context, texts []string, prefix string) ([]
 			v := vecs[i*e.enc.hidden : (i+1)*e.enc.hidden : (i+1)*e.enc.hidden]
 			e.pool(v, x, starts[i], starts[i+1])
 			if e.normalize {
-				normalize(v)
+				wordvec.Normalize(v)
 			}
 			out = append(out, v)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/contextd/contextd/cerrors"
+	"github.com/contextd/contextd/internal/wordvec"
 )
 
 // copyFolder copies the fixture folder src into a temporary folder,
@@ -69,7 +70,7 @@ func TestLoadBareEncoder(t *testing.T) {
 		if norm2 > 0.99 && norm2 < 1.01 {
 			t.Fatalf("bare vector %d has length^2 %v: it was normalised", i, norm2)
 		}
-		normalize(a[i])
+		wordvec.Normalize(a[i])
 		closeVec(t, texts[i], a[i], toF64(b[i]))
 	}
 }

@@ -122,18 +122,3 @@ func addBias(x, b []float32) {
 		}
 	}
 }
-
-// normalize scales v to unit Euclidean length (a zero vector stays zero).
-func normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(s)
-	for i := range v {
-		v[i] = float32(float64(v[i]) * inv)
-	}
-}
