@@ -223,13 +223,20 @@ func (w *Writer) UpdateBatch(ctx context.Context, p Principal, items []UpdateIte
 		fields := make([][]string, total)
 		err := w.st.Write(ctx, func(tx persist.Tx) error {
 			for i, pu := range prepared {
-				st, err := w.checkUpdateAccess(ctx, tx, p, pu, batchAccess)
+				// As in StoreBatch: a statement the PostgreSQL pipeline
+				// sends later still fails as entry i's.
+				ictx := persist.WithItem(ctx, i)
+				st, err := w.checkUpdateAccess(ictx, tx, p, pu, batchAccess)
 				if err != nil {
+					var ie *persist.ItemError
+					if errors.As(err, &ie) {
+						return ie // an earlier entry's write failed during this read
+					}
 					return atIndex(err, i)
 				}
-				f, ok, err := w.applyUpdate(ctx, tx, pu, st)
+				f, ok, err := w.applyUpdate(ictx, tx, pu, st)
 				if err != nil {
-					return err
+					return persist.AtItem(i, err)
 				}
 				if !ok {
 					return cerrors.New(cerrors.ErrConflict, "Concurrent modification during atomic batch update: context %s changed at index %d. Retry the request.", pu.id, i)

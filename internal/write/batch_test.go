@@ -3,7 +3,9 @@ package write
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/cerrors"
@@ -176,5 +178,58 @@ func TestAtIndex(t *testing.T) {
 		if got := atIndex(c.err, 3).Error(); got != c.want {
 			t.Errorf("atIndex(%q) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+// failingStore wraps a real store so that the write of one entry fails as
+// a database refusal would, after the entries before it were written in
+// the same transaction.
+type failingStore struct {
+	persist.Store
+	id string
+}
+
+type failingTx struct {
+	persist.Tx
+	id string
+}
+
+func (s *failingStore) Write(ctx context.Context, fn func(persist.Tx) error) error {
+	return s.Store.Write(ctx, func(tx persist.Tx) error { return fn(&failingTx{Tx: tx, id: s.id}) })
+}
+
+func (t *failingTx) Update(ctx context.Context, id string, u persist.Update) (bool, error) {
+	if id == t.id {
+		return false, fmt.Errorf("update entry: %w", cerrors.ErrUnavailable)
+	}
+	return t.Tx.Update(ctx, id, u)
+}
+
+// An atomic update batch whose write the database refuses names the
+// failing entry, as an atomic store batch does, and rolls back the
+// updates before it.
+func TestUpdateBatchNamesFailingEntry(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		open func(t *testing.T) persist.Store
+	}{{"sqlite", openStore}, {"postgresql", openPostgres}} {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			fs := &failingStore{Store: b.open(t)}
+			w := New(fs, nil, Options{})
+			one := mustStore(t, w, alice, "f", "one")
+			two := mustStore(t, w, alice, "f", "two")
+			fs.id = two.ID
+			_, err := w.UpdateBatch(ctx, alice, []UpdateItem{
+				{ContextID: one.ID, Update: textUpdate(t, "changed")},
+				{ContextID: two.ID, Update: textUpdate(t, "changed")},
+			}, true)
+			if want := "update batch: entry 1: "; err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, cerrors.ErrUnavailable) {
+				t.Fatalf("error = %v, want %q and ErrUnavailable", err, want)
+			}
+			if got := get(t, fs, alice, one.ID).Text; got != "one" {
+				t.Fatalf("text = %q: the atomic batch was not rolled back", got)
+			}
+		})
 	}
 }
