@@ -16,6 +16,7 @@
 //	err := f.Rebuild(ctx, func(ctx context.Context, head int64) error { ... })
 //	err = f.Start(ctx)    // catch up, then apply after every commit
 //	err = f.CatchUp(ctx)  // before a search: what it sees is exact
+//	ctx = feed.SharedRead(ctx) // a search of several indexes: one read for all
 //	f.Stop()
 //	feed.Close()
 //

@@ -159,7 +159,7 @@ func (f *Follower) CatchUp(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for {
-		chs, err := f.feed.src.Changes(ctx, f.wm, Batch)
+		chs, err := f.changes(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: read change log: %w", f.name, err)
 		}

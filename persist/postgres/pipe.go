@@ -27,11 +27,18 @@ import (
 // itself fails.
 type pipe struct {
 	tx    pgx.Tx
-	batch pgx.Batch
-	whats []string // what each queued statement does, for its error
-	items []int    // the batch item each made (persist.ItemOf), -1 for none
-	bytes int      // the queued arguments' text and byte sizes
-	trips int      // round trips made (for the tests)
+	stmts []stmt // queued, in the order they go
+	// rows are the gathered inserts not yet in stmts (coalesce.go), by
+	// rank; pendingRows tells whether any holds rows.
+	rows        [len(rowKinds)]rowSet
+	pendingRows bool
+	// orig are the queued writes as statements of their own, in the order
+	// they came, and mixed tells whether stmts holds gathered rows of
+	// several batch items: then a failure is told by sending orig.
+	orig  []stmt
+	mixed bool
+	bytes int // the queued arguments' text and byte sizes
+	trips int // round trips made (for the tests)
 }
 
 // pipeBytes bounds the argument bytes a pipe holds back: a batch is
@@ -42,13 +49,16 @@ const pipeBytes = 1 << 20
 // put queues a statement; what names it in an error. It sends the queue
 // once its arguments pass pipeBytes.
 func (p *pipe) put(ctx context.Context, what, sql string, args ...any) error {
-	p.batch.Queue(sql, args...)
-	p.whats = append(p.whats, what)
-	item, ok := persist.ItemOf(ctx)
-	if !ok {
-		item = -1
-	}
-	p.items = append(p.items, item)
+	p.queueRows()
+	s := stmt{what: what, sql: sql, args: args, item: itemOf(ctx)}
+	p.stmts = append(p.stmts, s)
+	p.orig = append(p.orig, s)
+	return p.count(ctx, args)
+}
+
+// count adds the text and byte sizes of args to the queued bytes and
+// sends the queue once they pass pipeBytes.
+func (p *pipe) count(ctx context.Context, args []any) error {
 	for _, a := range args {
 		switch v := a.(type) {
 		case string:
@@ -68,37 +78,52 @@ func (p *pipe) put(ctx context.Context, what, sql string, args ...any) error {
 	return nil
 }
 
+// queued reports whether a statement named what waits to be sent.
+func (p *pipe) queued(what string) bool {
+	for _, s := range p.orig {
+		if s.what == what {
+			return true
+		}
+	}
+	return false
+}
+
 // flush sends the queued statements and returns the command tag of the
 // last one, or the first failure wrapped with what it did and the item
-// that made it.
+// that made it. When gathered rows of several batch items were sent, a
+// savepoint precedes them, and a failure rolls back to it and sends the
+// writes one statement each, as they came: the error is the one they
+// give (the first statement that fails names its own item).
 func (p *pipe) flush(ctx context.Context) (pgconn.CommandTag, error) {
-	if len(p.whats) == 0 {
+	p.queueRows()
+	if len(p.stmts) == 0 {
 		return pgconn.CommandTag{}, nil
 	}
-	// The results read the batch they were sent from: the pipe starts a
-	// new one.
-	whats, items, b := p.whats, p.items, p.batch
-	p.batch, p.whats, p.items, p.bytes = pgx.Batch{}, nil, nil, 0
+	// The results read the statements they were sent from: the pipe
+	// starts new lists.
+	stmts, orig, mixed := p.stmts, p.orig, p.mixed
+	p.stmts, p.orig, p.mixed, p.bytes = nil, nil, false, 0
+	if !mixed {
+		tag, _, err := p.send(ctx, stmts, len(stmts)-1)
+		return tag, err
+	}
+	sp := make([]stmt, 0, len(stmts)+2)
+	sp = append(sp, stmt{what: "gather rows", sql: "SAVEPOINT " + savepointRows, item: -1})
+	sp = append(sp, stmts...)
+	sp = append(sp, stmt{what: "gather rows", sql: "RELEASE SAVEPOINT " + savepointRows, item: -1})
+	tag, failed, err := p.send(ctx, sp, len(sp)-2)
+	if err == nil || failed < 1 || ctx.Err() != nil {
+		// Sent and done, or failed before the savepoint was set.
+		return tag, err
+	}
+	// The statements of the replay are prepared before they are sent,
+	// which an aborted transaction refuses: the rollback goes first.
 	p.trips++
-	br := p.tx.SendBatch(ctx, &b)
-	var tag pgconn.CommandTag
-	var first error
-	for k, what := range whats {
-		t, err := br.Exec()
-		switch {
-		case err == nil || first != nil:
-		case what == "": // Exec's own statement: its caller wraps it
-			first = err
-		default:
-			first = atItem(items[k], wrap(what, err))
-		}
-		tag = t
+	if _, rerr := p.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT "+savepointRows); rerr != nil {
+		return tag, err
 	}
-	if err := br.Close(); err != nil && first == nil {
-		last := len(whats) - 1
-		first = atItem(items[last], wrap(whats[last], err))
-	}
-	return tag, first
+	tag, _, err = p.send(ctx, orig, len(orig)-1)
+	return tag, err
 }
 
 // atItem names the batch item of a failed queued statement; -1 is none.
@@ -111,13 +136,14 @@ func atItem(item int, err error) error {
 
 // Exec runs sql after the queued statements, in the same round trip.
 func (p *pipe) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if len(p.whats) == 0 {
+	if len(p.orig) == 0 {
 		p.trips++
 		return p.tx.Exec(ctx, sql, args...)
 	}
-	p.batch.Queue(sql, args...)
-	p.whats = append(p.whats, "")
-	p.items = append(p.items, -1)
+	p.queueRows()
+	s := stmt{sql: sql, args: args, item: -1}
+	p.stmts = append(p.stmts, s)
+	p.orig = append(p.orig, s)
 	return p.flush(ctx)
 }
 

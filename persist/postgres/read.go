@@ -65,28 +65,39 @@ func (r pgRow) Scan(dest ...any) error {
 	return sqlstore.ErrNoRows
 }
 
-// entryCols are the columns scanEntry reads, on the alias e.
+// entryCols are the columns scanEntry reads, on the alias e: the entry's
+// own, then its tags (in byte order) and its image count. Every statement
+// is a round trip to the server, so the page a search hydrates comes in
+// the entries' own statement rather than in a second one for the tags and
+// counts (sqlstore.Reader.Entries); PostgreSQL evaluates the two
+// subqueries only for the rows a LIMIT keeps. hydrateCols is that tail.
 const entryCols = `e.id, e.thread_id, e.source, e.content_type, e.text_content, e.metadata_text,
-	e.summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
+	e.summary, e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at` + hydrateCols
+
+const hydrateCols = `,
+	ARRAY(SELECT t.tag FROM tags t WHERE t.context_entry_id = e.id ORDER BY t.tag),
+	(SELECT count(*) FROM image_attachments i WHERE i.context_entry_id = e.id)`
 
 // accessCols are entryCols without the text and summary: what an index's
 // access catalog keeps (the metadata answers search_context's filters);
 // the summary column is "*" when the entry has one (IndexDoc.Summarized).
 const accessCols = `e.id, e.thread_id, e.source, e.content_type, '' AS text_content, e.metadata_text,
 	CASE WHEN e.summary IS NOT NULL AND e.summary <> '' THEN '*' END::text AS summary,
-	e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at`
+	e.content_hash, e.version, e.owner_id, e.visibility, e.created_at, e.updated_at` + hydrateCols
 
 func (dialect) EntryCols() string   { return entryCols }
 func (dialect) AccessCols() string  { return accessCols }
 func (dialect) MetadataCol() string { return "metadata_text" }
+func (dialect) InlineTags() bool    { return true }
 
 // PrefixMax keeps a bumped prefix valid UTF-8; ids are hex, so every
 // prefix that can match stays below it.
 func (dialect) PrefixMax() byte { return 0x7f }
 
-// ScanEntries reads the rows of entryCols. The scan targets live across
-// rows: a Scan through the sqlstore.Rows interface makes its targets
-// escape, so per-row targets cost allocations per row.
+// ScanEntries reads the rows of entryCols, tags and image count
+// included. The scan targets live across rows: a Scan through the
+// sqlstore.Rows interface makes its targets escape, so per-row targets
+// cost allocations per row.
 func (dialect) ScanEntries(rows sqlstore.Rows) ([]persist.Entry, error) {
 	var (
 		out              []persist.Entry
@@ -94,10 +105,13 @@ func (dialect) ScanEntries(rows sqlstore.Rows) ([]persist.Entry, error) {
 		meta             *string
 		summary, hash    *string
 		created, updated time.Time
+		tags             []string
+		images           int64
 	)
 	dest := []any{&e.ID, &e.ThreadID, &e.Source, &e.ContentType, &e.Text, &meta,
-		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated}
+		&summary, &hash, &e.Version, &e.Owner, &e.Visibility, &created, &updated, &tags, &images}
 	for rows.Next() {
+		tags = nil // a fresh slice for each row
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
@@ -112,7 +126,11 @@ func (dialect) ScanEntries(rows sqlstore.Rows) ([]persist.Entry, error) {
 			x.ContentHash = *hash
 		}
 		x.CreatedAt, x.UpdatedAt = created.UTC(), updated.UTC()
-		x.Tags = []string{}
+		x.Tags = tags
+		if x.Tags == nil {
+			x.Tags = []string{}
+		}
+		x.ImageCount = int(images)
 		out = append(out, x)
 	}
 	return out, nil

@@ -59,21 +59,33 @@ func (t *tx) insertChunks(ctx context.Context, id string, e persist.Embeddings) 
 	n := len(e.Chunks)
 	idx, start, end := make([]int32, n), make([]int32, n), make([]int32, n)
 	vecs, codes := make([][]byte, n), make([][]byte, n)
+	rows := make([][]any, n)
 	for i, c := range e.Chunks {
 		idx[i], start[i], end[i] = int32(c.Index), int32(c.Start), int32(c.End)
 		vecs[i], codes[i] = vectorArg(c.Vector), codeArg(c.Code)
+		rows[i] = []any{id, idx[i], start[i], end[i], nullBytes(vecs[i]), nullBytes(codes[i])}
 	}
-	if err := t.tx.put(ctx, "set embeddings: insert chunks", `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding, code)
+	if err := t.tx.putRows(ctx, chunkRows, rows, `INSERT INTO embedding_chunks (context_id, chunk_index, start_index, end_index, embedding, code)
 		SELECT $1, u.i, u.s, u.e, u.v, u.c FROM unnest($2::int[], $3::int[], $4::int[], $5::bytea[], $6::bytea[]) WITH ORDINALITY AS u(i, s, e, v, c, o)
 		ORDER BY u.o`, id, idx, start, end, vecs, codes); err != nil {
 		return err
 	}
 	now := time.Now().UTC()
-	return t.tx.put(ctx, "set embeddings: write metadata", `INSERT INTO embedding_metadata
+	model := sqlstore.NullString(e.Model)
+	return t.tx.putRows(ctx, embMetaRows, [][]any{{id, model, e.Dim, n, now}}, `INSERT INTO embedding_metadata
 		(context_id, model_name, dimensions, chunk_count, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
 		ON CONFLICT (context_id) DO UPDATE SET model_name = excluded.model_name,
 			dimensions = excluded.dimensions, chunk_count = excluded.chunk_count, updated_at = excluded.updated_at`,
-		id, sqlstore.NullString(e.Model), e.Dim, n, now)
+		id, model, e.Dim, n, now)
+}
+
+// nullBytes is b, or SQL NULL for none, as an element of an array
+// parameter.
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
 }
 
 // SetEmbeddingModel records m as the model of the stored vectors,

@@ -46,7 +46,8 @@ func (t *tx) Log(ctx context.Context, id, op string) error {
 	if err != nil {
 		return err
 	}
-	return t.tx.put(ctx, "append change log", `INSERT INTO change_log (seq, entry_id, op, at) VALUES ($1, $2, $3, now())`, seq, id, op)
+	return t.tx.putRows(ctx, logRows, [][]any{{seq, id, op}},
+		`INSERT INTO change_log (seq, entry_id, op, at) VALUES ($1, $2, $3, now())`, seq, id, op)
 }
 
 const sqlInsertGrant = `INSERT INTO context_entry_grants
@@ -58,7 +59,11 @@ func (t *tx) InsertTags(ctx context.Context, id string, tags []string) error {
 	if len(tags) == 0 {
 		return nil
 	}
-	return t.tx.put(ctx, "insert tags", `INSERT INTO tags (context_entry_id, tag)
+	rows := make([][]any, len(tags))
+	for i, tag := range tags {
+		rows[i] = []any{id, tag}
+	}
+	return t.tx.putRows(ctx, tagRows, rows, `INSERT INTO tags (context_entry_id, tag)
 		SELECT $1, u.tag FROM unnest($2::text[]) WITH ORDINALITY AS u(tag, o) ORDER BY u.o
 		ON CONFLICT DO NOTHING`, id, tags)
 }
@@ -86,8 +91,15 @@ func (t *tx) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 }
 
 // Put queues a statement whose changed-row count the write does not read
-// (sqlstore.Writer; pipe.go).
+// (sqlstore.Writer; pipe.go); the row of an entry or a grant is gathered
+// with the others of its table (coalesce.go).
 func (t *tx) Put(ctx context.Context, what, sql string, args ...any) error {
+	switch sql {
+	case sqlInsertEntry:
+		return t.tx.putRows(ctx, entryRows, [][]any{args}, sql, args...)
+	case sqlInsertGrant:
+		return t.tx.putRows(ctx, grantRows, [][]any{args}, sql, args...)
+	}
 	return t.tx.put(ctx, what, sql, args...)
 }
 

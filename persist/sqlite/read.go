@@ -76,6 +76,10 @@ const entryCols = `e.id, e.thread_id, e.source, e.content_type, e.text_content, 
 func (dialect) EntryCols() string   { return entryCols }
 func (dialect) MetadataCol() string { return "metadata" }
 
+// InlineTags: the tags and image counts come from a second statement,
+// answered in-process (Reader.Entries).
+func (dialect) InlineTags() bool { return false }
+
 // PrefixMax: ids compare as bytes (BINARY collation).
 func (dialect) PrefixMax() byte { return 0xff }
 

@@ -130,6 +130,11 @@ type RowsDialect interface {
 	AccessCols() string
 	// MetadataCol is the column holding an entry's metadata as text.
 	MetadataCol() string
+	// InlineTags reports whether EntryCols and AccessCols end with the
+	// entry's tags and image count, which ScanEntries then sets: a page
+	// is hydrated in one statement. Otherwise Reader.Entries reads them
+	// with a second one (cheap where the database is in-process).
+	InlineTags() bool
 	// PrefixMax is the largest byte ResolvePrefix may bump to bound an id
 	// prefix: 0xff where ids compare as bytes, 0x7f where the bound must
 	// stay valid UTF-8.

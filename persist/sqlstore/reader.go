@@ -22,7 +22,8 @@ type Reader struct {
 
 // Entries runs b (selecting the dialect's EntryCols) and hydrates the
 // result with tags, image counts and (when images) image rows: one extra
-// statement for tags and counts and one for images.
+// statement for tags and counts unless the dialect selects them with the
+// entries (InlineTags), and one for images.
 func (r Reader) Entries(ctx context.Context, what string, b *Builder, images bool) ([]persist.Entry, error) {
 	rows, err := r.Q.Query(ctx, b.String(), b.Args()...)
 	if err != nil {
@@ -45,6 +46,12 @@ func (r Reader) Entries(ctx context.Context, what string, b *Builder, images boo
 // hydrate loads the tags and image counts of es, and the images when asked.
 func (r Reader) hydrate(ctx context.Context, es []persist.Entry, images bool) error {
 	if len(es) == 0 {
+		return nil
+	}
+	if r.D.InlineTags() {
+		if images {
+			return r.images(ctx, es, positions(es))
+		}
 		return nil
 	}
 	ids := make([]string, len(es))
@@ -97,6 +104,15 @@ func (r Reader) hydrate(ctx context.Context, es []persist.Entry, images bool) er
 		return r.images(ctx, es, pos)
 	}
 	return nil
+}
+
+// positions maps the ids of es to their index.
+func positions(es []persist.Entry) map[string]int {
+	pos := make(map[string]int, len(es))
+	for i := range es {
+		pos[es[i].ID] = i
+	}
+	return pos
 }
 
 // images loads the image rows of the entries of es that have any.
