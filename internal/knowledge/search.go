@@ -204,7 +204,7 @@ func (s *Service) searchOnce(ctx context.Context, acc persist.Access, c *Contain
 		// The weight follows the query's evidence, as the context tools'
 		// (rank.AdaptiveWeight): a question whose words the keyword leg
 		// finds only scattered ranks by meaning alone.
-		fused = fuse(sem, top(cands, kw, q.TopK), hybridWeight(s.alpha, ev))
+		fused = fuse(sem, top(cands, kw, q.TopK), rank.AdaptiveWeight(s.alpha, matchWeight, ev))
 	}
 	kept := fused[:0]
 	for _, h := range fused {

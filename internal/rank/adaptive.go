@@ -26,18 +26,65 @@ import (
 // and the semantic leg ranks alone. Between, the weight moves linearly.
 // The thresholds were chosen on the choosing halves of the four
 // evaluation sets (docs/retrieval-quality.md, "Query-adaptive fusion");
-// the matched count guards long questions (Cranfield's hold 10-20 terms,
-// and its best BM25 hit holds about half of them), the share short ones.
+// the matched count guards long questions (Cranfield's hold 3-24 terms),
+// the share short ones.
+//
+// The share weighs each term by its rarity where the leg knows its
+// document frequency (knowledge search: BM25's IDF over the searched
+// chunks), so a hit holding the one rare word of a question and a common
+// one matches it more than a hit holding two common words: the code
+// set's "SetCookie on the response writer" (SetCookie in 3 of 1,724
+// chunks, response and writer in about 127) holds 2 of 3 stems in its
+// answer, a share of 0.667 by count and 0.77 by rarity. The context
+// tools' full-text leg reports no frequencies: their terms count alike.
+//
+// A lexical match by share (at least lexicalShare of the query, the
+// share where lexical reaches 1) caps α: the first hits hold nearly the
+// whole question, and the semantic leg mostly moves a lesser full-text
+// hit past the answer. Each tool family caps at its own weight, as each
+// has its own base: the context tools at MatchWeight, knowledge Hybrid at
+// the context tools' default weight (docs/retrieval-quality.md, "A
+// lexical match by share").
 
 // Evidence is what the full-text leg says about a query: the distinct
 // terms of its full-text query and the most of them that one of its first
-// hits holds. The zero value is no measurement.
+// hits holds; where the leg knows the terms' rarity, Rarity is the sum of
+// the terms' weights (their IDF) and MatchedRarity the most of it one of
+// those hits holds. The zero value is no measurement; a zero Rarity
+// counts the terms alike.
 type Evidence struct {
-	Terms, Matched int
+	Terms, Matched        int
+	Rarity, MatchedRarity float64
 }
 
 // Complete reports that one hit holds every term of the query.
 func (e Evidence) Complete() bool { return e.Terms > 0 && e.Matched >= e.Terms }
+
+// share is the part of the query one of the first hits holds, by rarity
+// where known, else by count.
+func (e Evidence) share() float64 {
+	if e.Rarity > 0 {
+		return e.MatchedRarity / e.Rarity
+	}
+	return float64(e.Matched) / float64(e.Terms)
+}
+
+// lexicalShare is the share of the query's terms from which a hit is a
+// lexical match by share; lexical rises from 0 at 0.5 to 1 there.
+const lexicalShare = 0.7
+
+// Match reports a lexical match by share: one of the first hits holds at
+// least lexicalShare of the query (1e-9 below, so 7 of 10 terms count).
+func (e Evidence) Match() bool { return e.Terms > 0 && e.share() >= lexicalShare-1e-9 }
+
+// MatchWeight is the context tools' cap of α on a lexical match by share
+// (Evidence.Match). Chosen on Cranfield's odd (choosing) half, in-process
+// hybrid nDCG@10, among caps 0 / 0.02 / 0.04 / 0.05 / 0.06 / 0.08 / 0.1
+// (none): 0.3781 / 0.3813 / 0.3813 / 0.3813 / 0.3839 / 0.3831 / 0.3816;
+// the code and documentation sets' choosing halves are the same from
+// 0.02 to 0.1, and the paraphrase set is unchanged at 0.06. Native
+// backends measure no evidence, so the cap never applies there.
+const MatchWeight = 0.06
 
 // evidenceHits is how many of the first full-text hits are read for the
 // evidence: the best hit is not always the one holding the most terms.
@@ -54,17 +101,21 @@ func (e Evidence) lexical() float64 {
 	if e.Terms <= 0 {
 		return 1 // not measured: trust the configured weight
 	}
-	share := float64(e.Matched) / float64(e.Terms)
-	return max(clamp01((share-0.5)/0.2), clamp01(float64(e.Matched-2)))
+	return max(clamp01((e.share()-0.5)/(lexicalShare-0.5)), clamp01(float64(e.Matched-2)))
 }
 
 func clamp01(x float64) float64 { return min(max(x, 0), 1) }
 
 // AdaptiveWeight is the semantic leg's weight α for a query with the
 // given evidence: base (HYBRID_SEMANTIC_WEIGHT) for a lexical match, 1
-// when the full-text leg found only stray words, linear between.
-func AdaptiveWeight(base float64, e Evidence) float64 {
-	return 1 - (1-base)*e.lexical()
+// when the full-text leg found only stray words, linear between, and at
+// most matchCap for a lexical match by share (Evidence.Match).
+func AdaptiveWeight(base, matchCap float64, e Evidence) float64 {
+	a := 1 - (1-base)*e.lexical()
+	if e.Match() {
+		a = min(a, matchCap)
+	}
+	return a
 }
 
 // Evidence measures the full-text leg's evidence from the texts of its
@@ -141,6 +192,6 @@ func (h Hybrid) FuseAdaptive(method string, k int, ev Evidence, text []TextHit, 
 	if method == FusionRRF {
 		return h.Fuse(method, k, text, vec)
 	}
-	h.SemanticWeight = AdaptiveWeight(h.SemanticWeight, ev)
+	h.SemanticWeight = AdaptiveWeight(h.SemanticWeight, MatchWeight, ev)
 	return h.Fuse(method, k, text, vec)
 }

@@ -12,19 +12,32 @@ func TestAdaptiveWeight(t *testing.T) {
 		ev   Evidence
 		want float64
 	}{
-		{Evidence{}, 0.1},                      // not measured: the configured weight
-		{Evidence{Terms: 5, Matched: 5}, 0.1},  // every term: lexical
-		{Evidence{Terms: 12, Matched: 3}, 0.1}, // three terms of a long question
-		{Evidence{Terms: 6, Matched: 1}, 1},    // one stray word: semantic alone
-		{Evidence{Terms: 4, Matched: 2}, 1},    // two of four
-		{Evidence{Terms: 3, Matched: 0}, 1},    // the full-text leg found nothing
-		{Evidence{Terms: 2, Matched: 2}, 0.1},  // both words of a short query
-		{Evidence{Terms: 10, Matched: 6}, 0.1}, // 60 %, but six terms
-		{Evidence{Terms: 3, Matched: 2}, 0.25}, // 2/3: (0.667-0.5)/0.2 = 0.833 lexical
+		{Evidence{}, 0.1}, // not measured: the configured weight
+		{Evidence{Terms: 5, Matched: 5}, MatchWeight},  // every term: a match by share
+		{Evidence{Terms: 12, Matched: 3}, 0.1},         // three terms of a long question
+		{Evidence{Terms: 6, Matched: 1}, 1},            // one stray word: semantic alone
+		{Evidence{Terms: 4, Matched: 2}, 1},            // two of four
+		{Evidence{Terms: 3, Matched: 0}, 1},            // the full-text leg found nothing
+		{Evidence{Terms: 2, Matched: 2}, MatchWeight},  // both words of a short query
+		{Evidence{Terms: 10, Matched: 6}, 0.1},         // 60 %, but six terms
+		{Evidence{Terms: 10, Matched: 7}, MatchWeight}, // 70 %
+		{Evidence{Terms: 3, Matched: 2}, 0.25},         // 2/3: (0.667-0.5)/0.2 = 0.833 lexical
+		// The same two of three by rarity: the rare term held (0.8 of
+		// the weight), or only the common ones (0.5).
+		{Evidence{Terms: 3, Matched: 2, Rarity: 10, MatchedRarity: 8}, MatchWeight},
+		{Evidence{Terms: 3, Matched: 2, Rarity: 10, MatchedRarity: 5}, 1},
 	} {
-		if got := AdaptiveWeight(0.1, c.ev); math.Abs(got-c.want) > 1e-9 {
+		if got := AdaptiveWeight(0.1, MatchWeight, c.ev); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%+v: weight %.4f, want %.4f", c.ev, got, c.want)
 		}
+	}
+	// The cap lowers a larger configured weight too, and never raises a
+	// smaller one.
+	if got := AdaptiveWeight(0.5, MatchWeight, Evidence{Terms: 6, Matched: 5}); got != MatchWeight {
+		t.Errorf("base 0.5, 5 of 6: weight %v, want %v", got, MatchWeight)
+	}
+	if got := AdaptiveWeight(0.01, MatchWeight, Evidence{Terms: 4, Matched: 4}); math.Abs(got-0.01) > 1e-12 {
+		t.Errorf("base 0.01, 4 of 4: weight %v, want the base", got)
 	}
 }
 
