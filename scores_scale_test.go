@@ -18,14 +18,18 @@ import (
 // near-duplicates of the caller's, 2,000 of both kinds, then deleting
 // them all) leave every field of the caller's ranked results (ids,
 // order, scores, passages, metadata) byte-identical, with the reranker
-// on and off, for a caller who reads 200 entries and one who reads 3,000
-// (above the graph's own exact-scan threshold, where the vector leg
-// walked one graph of every principal's vectors), on the in-process
-// search backend. The native backend keeps the database's own
-// statistics (TestNativeScoresCountEveryEntryR307). The 3,000-entry
-// caller runs in the long tier (about 40 s of CPU).
+// on and off, for callers who read 200, 3,000 and 6,000 entries, on the
+// in-process search backend. The 3,000-entry caller is above the graph's
+// own exact-scan threshold; the 6,000-entry one above the vector index's
+// (exactEntries), so its semantic leg walks a graph: before the index was
+// partitioned by access scope (internal/search/vecpart.go) that was one
+// graph of every principal's vectors, and alice's private entries moved
+// bob's semantic scores and ranks. The native backend keeps the
+// database's own statistics (TestNativeScoresCountEveryEntryR307). The
+// 3,000- and 6,000-entry callers run in the long tier (about 40 s and
+// 90 s of CPU).
 func TestOtherPrincipalsLeaveResultsByteIdentical(t *testing.T) {
-	for _, n := range []int{200, 3000} {
+	for _, n := range []int{200, 3000, 6000} {
 		t.Run(fmt.Sprintf("reads %d", n), func(t *testing.T) {
 			if n > 200 {
 				testtier.Long(t)
@@ -85,8 +89,18 @@ func testOtherPrincipals(t *testing.T, n int) {
 		bobTexts[i] = scaleText(r, scaleWords)
 	}
 	storeAllAs(t, engines[0], "bob", bobTexts)
-	// Queries: the full-text modes, and natural questions for the
-	// semantic and hybrid legs.
+	// Natural questions for the semantic and hybrid legs, and short ones
+	// of one to three words: those sit between the caller's entries,
+	// where a graph walk is least sure of its way.
+	questions := []string{"restore the backup after a disk failure", "login password permission", "deploy"}
+	for range 30 {
+		ws := make([]string, 1+r.IntN(3))
+		for i := range ws {
+			ws[i] = scaleWords[r.IntN(len(scaleWords))]
+		}
+		questions = append(questions, strings.Join(ws, " "))
+	}
+	// Queries: the full-text modes, and the questions.
 	sees := func() string {
 		var b strings.Builder
 		put := func(kind string, v any) {
@@ -105,7 +119,7 @@ func testOtherPrincipals(t *testing.T, n int) {
 				}
 				put(fmt.Sprintf("%d fts %q", i, q.text), res.Results)
 			}
-			for _, q := range []string{"restore the backup after a disk failure", "login password permission", "deploy"} {
+			for _, q := range questions {
 				sem, err := eng.SemanticSearch(bob, SemanticSearchRequest{Query: q, Limit: 50})
 				if err != nil || sem.Error != "" {
 					t.Fatalf("semantic %q: %v %s", q, err, sem.Error)

@@ -45,7 +45,7 @@ func TestVectorsCompressionSettings_C14(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := vs.ix.g.Quantizer() != nil; got != c.codes {
+		if got := vs.ix.p.pool.Quantizer() != nil; got != c.codes {
 			t.Fatalf("step %d (%+v): codes %v, want %v", i, c.s, got, c.codes)
 		}
 		if got := strings.Contains(progress.String(), "other compression settings"); got != c.rebuilt {

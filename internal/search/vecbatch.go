@@ -1,22 +1,18 @@
 package search
 
 import (
-	"fmt"
-
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/vector"
 )
 
-// chunkBatch gathers the chunks one Apply adds to the graph, so they go in
-// with one vector.AddBatch: a follower catching up on many entries (a
-// bulk store, a restart behind the change log) runs their candidate
-// searches on every core, and a batch below the graph's round minimum
-// goes in one by one as before.
+// chunkBatch gathers the chunks one Apply adds to the index, so they go in
+// with one vector.AddBatch per index (the pool, each scope graph:
+// vecpart.go): a follower catching up on many entries (a bulk store, a
+// restart behind the change log) runs their candidate searches on every
+// core, and a batch below the graph's round minimum goes in one by one as
+// before.
 type chunkBatch struct {
-	items []vector.BatchItem
-	refs  []pendingChunk
-	ords  []uint32
-	keys  [][]uint64 // per ords entry, sorted
+	es []pendingEntry
 }
 
 type pendingChunk struct {
@@ -25,33 +21,23 @@ type pendingChunk struct {
 	sp  span
 }
 
-// add queues the converted chunks of the entry of ordinal ord.
-func (b *chunkBatch) add(ord uint32, keys []uint64, items []vector.BatchItem, chunks []persist.KeyedChunk) {
-	b.items = append(b.items, items...)
+// add queues the converted chunks of the entry of ordinal ord in scope.
+func (b *chunkBatch) add(ord uint32, scope string, keys []uint64, items []vector.BatchItem, chunks []persist.KeyedChunk) {
+	e := pendingEntry{ord: ord, scope: scope, keys: keys, items: items}
 	for _, c := range chunks {
-		b.refs = append(b.refs, pendingChunk{c.Key, ord, span{c.Index, c.Start, c.End}})
+		e.refs = append(e.refs, pendingChunk{c.Key, ord, span{c.Index, c.Start, c.End}})
 	}
-	b.ords = append(b.ords, ord)
-	b.keys = append(b.keys, keys)
+	b.es = append(b.es, e)
 }
 
 // flush adds the queued chunks and records them in the chunk map. When
-// the graph refuses them, it has taken none (AddBatch checks every item
-// first) and the entries keep no chunks (dropChunks ran), so a retry of
-// the change-log batch adds them. The caller holds emu.
+// an index refuses its chunks, it has taken none (AddBatch checks every
+// item first) and their entries keep no chunks (dropChunks ran), so a
+// retry of the change-log batch adds them. The caller holds emu.
 func (b *chunkBatch) flush(vi *vecIndex) error {
-	if len(b.items) == 0 {
+	if len(b.es) == 0 {
 		return nil
 	}
 	defer func() { *b = chunkBatch{} }()
-	if err := vi.g.AddBatch(b.items); err != nil {
-		return fmt.Errorf("vector index: %w", err)
-	}
-	for _, r := range b.refs {
-		vi.cm.put(r.key, r.ord, r.sp)
-	}
-	for i, ord := range b.ords {
-		vi.cm.setKeys(ord, b.keys[i])
-	}
-	return nil
+	return vi.p.add(b.es, vi.cm)
 }

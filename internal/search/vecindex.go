@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -22,25 +20,21 @@ import (
 	"github.com/contextd/contextd/vector"
 )
 
-// The in-process vector index: our HNSW over every chunk vector, keyed by
-// the chunk's database row id, and a catalog of the entries (access fields
-// and structural filters as bitmaps) that yields the allowed set of a
-// search. Like the full-text index it follows the SQL change log through
+// The in-process vector index: our HNSW graphs over the chunk vectors,
+// one per large access scope and a pool of the small scopes' chunks
+// (vecpart.go), keyed by the chunk's database row id, and a catalog of
+// the entries (access fields and structural filters as bitmaps) that
+// yields the allowed set of a search. Like the full-text index it follows the SQL change log through
 // package follow (applied in the background after each commit, caught up
 // before each search) and never writes SQL.
 //
-// The graph is snapshotted on close and from time to time (vector's
-// format: header, checksum), with a state snapshot of the catalog and the
+// The graphs are snapshotted on close and from time to time (vector's
+// format in one file, vecpartsnap.go), with a state snapshot of the catalog and the
 // chunk map at the same change-log watermark (vecstate.go). At start-up a
 // matching pair is loaded and the change log after its watermark
-// replayed; otherwise the graph snapshot is reconciled with SQL by chunk
-// key, so a snapshot of any age, or none, yields exactly the stored
-// vectors: keys that SQL no longer has are deleted, missing ones added.
-// Row ids are never reused (AUTOINCREMENT), so a key always names the
-// same vector.
-
-// vectorSnapshotFile is the graph snapshot inside the index directory.
-const vectorSnapshotFile = "hnsw.snap"
+// replayed; otherwise the index is rebuilt from SQL, so a snapshot of any
+// age, or none, yields exactly the stored vectors. Row ids are never
+// reused (AUTOINCREMENT), so a key always names the same vector.
 
 // vecIndex is the in-process vector index of an engine.
 type vecIndex struct {
@@ -49,12 +43,12 @@ type vecIndex struct {
 	progress io.Writer
 	follow   *follow.Follower // owns the watermark and the applier
 
-	g     *vector.Index
+	p     *partition // the pool and the scope graphs (vecpart.go), under emu
 	cat   *catalog.Catalog
 	codec *compress.Codec // reads stored codes; nil with compression off
 
-	// emu guards cm. Lock order: emu before the graph's own lock, in
-	// searches (read) and in applies (write) alike.
+	// emu guards p and cm. Lock order: emu before the graphs' own locks,
+	// in searches (read) and in applies (write) alike.
 	emu sync.RWMutex
 	cm  *chunkMap // chunk key -> entry ordinal and range; ordinal -> keys
 	wm  int64     // the change-log seq applied up to (under emu)
@@ -97,26 +91,25 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	} else {
 		close(done)
 	}
-	g, why := vi.loadSnapshot(dim, vo)
+	lg, why := vi.loadSnapshot(dim, vo)
 	<-done
 	var state *vecState
-	if g != nil {
+	if lg != nil {
 		// The state snapshot (vecstate.go) spares the scans of SQL.
-		var foreign bool
-		if state, why, foreign, err = vi.loadState(ctx, g, ls); err != nil {
+		if state, why, _, err = vi.loadState(ctx, lg, ls); err != nil {
 			return nil, err
 		}
-		if foreign {
-			g = nil
+		if state != nil {
+			if vi.p, why = vi.adopt(lg, state, dim, vo); vi.p == nil {
+				state = nil
+			}
 		}
 	}
-	if g == nil {
-		if g, err = vector.New(dim, vo); err != nil {
-			return nil, fmt.Errorf("vector index: %w", err)
+	if vi.p == nil {
+		if vi.p, err = newPartition(dim, vo); err != nil {
+			return nil, err
 		}
 	}
-	g.Tune(vo) // a snapshot keeps the values it was built with
-	vi.g = g
 	vi.follow = feed.Follow("vector index", vi)
 	if state != nil {
 		vi.cat, vi.cm, vi.wm = state.cat, state.cm, state.mark.Seq
@@ -130,9 +123,9 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	return vi, nil
 }
 
-// reconcileAll makes the graph (a snapshot's, possibly empty) hold
-// exactly the stored vectors and fills the catalog and the chunk map from
-// SQL; the watermark is the change-log head read before the scans.
+// reconcileAll builds the (empty) partition's pool and graphs from the
+// stored vectors and fills the catalog and the chunk map from SQL; the
+// watermark is the change-log head read before the scans.
 func (vi *vecIndex) reconcileAll(ctx context.Context, why string, began time.Time) error {
 	return vi.follow.Rebuild(ctx, func(ctx context.Context, head int64) error {
 		added, removed, err := vi.reconcile(ctx)
@@ -210,39 +203,13 @@ func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	return vo, nil
 }
 
-// loadSnapshot reads the graph snapshot; nil with the reason when there is
-// none usable.
-func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*vector.Index, string) {
-	if vi.dir == "" {
-		return nil, ""
-	}
-	f, err := os.Open(filepath.Join(vi.dir, vectorSnapshotFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, "no snapshot"
-	}
-	if err != nil {
-		return nil, fmt.Sprintf("snapshot unreadable (%v)", err)
-	}
-	defer f.Close()
-	g, err := vector.Read(f)
-	if err != nil {
-		return nil, fmt.Sprintf("snapshot unusable (%v)", err)
-	}
-	if g.Dim() != dim {
-		return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
-	}
-	if !g.SameStorage(vo) {
-		return nil, "snapshot stored with other compression settings"
-	}
-	return g, ""
-}
-
-// reconcile makes the catalog and the graph hold exactly what SQL holds.
+// reconcile fills the catalog, the chunk map and the empty partition
+// from SQL. A graph snapshot that came without a usable state snapshot is
+// not reused: its graphs would have to be split or merged by the scopes
+// the catalog gives, and a rebuild (AddBatch on every core) is always
+// right; that path is taken after a crash between the two renames or
+// after re-embedding, not on an ordinary restart.
 func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err error) {
-	inGraph := map[uint64]bool{}
-	for _, k := range vi.g.Keys() {
-		inGraph[k] = true
-	}
 	err = follow.Scan(ctx, "vector index: scan entries", vi.st.ScanAccessDocs, indexDocID, func(docs []persist.IndexDoc) error {
 		for i := range docs {
 			vi.cat.Put(catalogEntry(&docs[i]))
@@ -252,47 +219,43 @@ func (vi *vecIndex) reconcile(ctx context.Context) (added, removed int, err erro
 	if err != nil {
 		return 0, 0, err
 	}
+	var scopes []string // per ordinal (one string per shape, shared)
+	vi.cat.Scopes(func(ord uint32, key string) {
+		if int(ord) >= len(scopes) {
+			scopes = append(scopes, make([]string, int(ord)+1-len(scopes))...)
+		}
+		scopes[ord] = key
+	})
 	err = follow.Scan(ctx, "vector index: scan vectors", vi.st.ScanVectorDocs, vectorDocID, func(vdocs []persist.VectorDoc) error {
-		// A page's new chunks go into the graph in one AddBatch, which
+		// A page's new chunks go into each index in one AddBatch, which
 		// runs their candidate searches on every core (vector/hnsw_batch.go).
-		var items []vector.BatchItem
+		var b chunkBatch
 		for i := range vdocs {
 			d := &vdocs[i]
 			ord, ok := vi.cat.Ordinal(d.ID)
-			if !ok || len(d.Chunks) == 0 {
+			if !ok || len(d.Chunks) == 0 || int(ord) >= len(scopes) {
 				continue
 			}
 			keys := make([]uint64, 0, len(d.Chunks))
+			items := make([]vector.BatchItem, 0, len(d.Chunks))
 			for _, c := range d.Chunks {
 				keys = append(keys, c.Key)
-				vi.cm.put(c.Key, ord, span{c.Index, c.Start, c.End})
-				if inGraph[c.Key] {
-					delete(inGraph, c.Key)
-					continue
-				}
 				it, err := vi.graphItem(&c)
 				if err != nil {
 					return fmt.Errorf("vector index: entry %s: %w", d.ID, err)
 				}
 				items = append(items, it)
-				added++
 			}
 			slices.Sort(keys)
-			vi.cm.setKeys(ord, keys)
+			b.add(ord, scopes[ord], keys, items, d.Chunks)
+			added += len(items)
 		}
-		if err := vi.g.AddBatch(items); err != nil {
-			return fmt.Errorf("vector index: %w", err)
-		}
-		return nil
+		return b.flush(vi)
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	for k := range inGraph {
-		vi.g.Delete(k)
-		removed++
-	}
-	return added, removed, nil
+	return added, 0, nil
 }
 
 func vectorDocID(d *persist.VectorDoc) string { return d.ID }
@@ -334,8 +297,9 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	// catch-up then links on every core; vecbatch.go).
 	var b chunkBatch
 	for i := range docs {
-		ord := vi.cat.Put(catalogEntry(&docs[i]))
-		if err := vi.setChunks(docs[i].ID, ord, vecs[docs[i].ID], &b); err != nil {
+		e := catalogEntry(&docs[i])
+		ord := vi.cat.Put(e)
+		if err := vi.setChunks(docs[i].ID, ord, catalog.ScopeOf(&e), vecs[docs[i].ID], &b); err != nil {
 			return errors.Join(err, b.flush(vi)) // the entries before it are applied
 		}
 	}
@@ -345,7 +309,9 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	for _, id := range ids {
 		if !exists[id] {
 			if ord, ok := vi.cat.Ordinal(id); ok {
-				vi.dropChunks(ord) // before the catalog may reuse ord
+				if err := vi.dropChunks(ord); err != nil { // before the catalog may reuse ord
+					return err
+				}
 			}
 			vi.cat.Remove(id)
 		}
@@ -354,13 +320,14 @@ func (vi *vecIndex) Apply(ctx context.Context, ids []string, last int64) error {
 	return nil
 }
 
-// setChunks replaces the graph's chunks of entry id when its keys
-// changed: the old ones are deleted now, the new ones queued on b, which
-// adds them and records them in the chunk map. Nothing of the entry is
+// setChunks replaces the index's chunks of entry id when its keys or its
+// access scope changed: the old ones are deleted now, the new ones queued
+// on b, which adds them to the scope's index and records them in the
+// chunk map. Nothing of the entry is
 // queued when one of its chunks cannot be converted; it then has no
 // chunks, so a retry of the batch (the keys then differ) adds them.
 // The caller holds emu.
-func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc, b *chunkBatch) error {
+func (vi *vecIndex) setChunks(id string, ord uint32, scope string, d *persist.VectorDoc, b *chunkBatch) error {
 	var keys []uint64
 	if d != nil {
 		for _, c := range d.Chunks {
@@ -370,10 +337,12 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc, b *ch
 	}
 	// A live id keeps its ordinal (catalog.Put), so ord's keys are the
 	// entry's own.
-	if slices.Equal(keys, vi.cm.keys(ord)) {
+	if slices.Equal(keys, vi.cm.keys(ord)) && (len(keys) == 0 || vi.p.scopeOf(ord).key == scope) {
 		return nil
 	}
-	vi.dropChunks(ord)
+	if err := vi.dropChunks(ord); err != nil {
+		return err
+	}
 	if len(keys) == 0 {
 		return nil
 	}
@@ -386,7 +355,7 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc, b *ch
 		}
 		items = append(items, it)
 	}
-	b.add(ord, keys, items, d.Chunks)
+	b.add(ord, scope, keys, items, d.Chunks)
 	return nil
 }
 
@@ -396,7 +365,7 @@ func (vi *vecIndex) setChunks(id string, ord uint32, d *persist.VectorDoc, b *ch
 // reconstruction when SQL holds only the code (COMPRESSION_KEEP_FLOAT
 // turned on over a database of codes).
 func (vi *vecIndex) graphItem(c *persist.KeyedChunk) (vector.BatchItem, error) {
-	if vi.g.Quantizer() != nil && c.Code != nil {
+	if vi.p.pool.Quantizer() != nil && c.Code != nil {
 		rec, err := vi.codec.Record(nil, c.Code)
 		if err != nil {
 			return vector.BatchItem{}, err
@@ -413,97 +382,56 @@ func (vi *vecIndex) graphItem(c *persist.KeyedChunk) (vector.BatchItem, error) {
 	return vector.BatchItem{Key: c.Key, Vec: v}, nil
 }
 
-// dropChunks removes the chunks of the entry of ordinal ord. The caller
-// holds emu.
-func (vi *vecIndex) dropChunks(ord uint32) {
+// dropChunks removes the chunks of the entry of ordinal ord from its
+// scope's index and the chunk map. The caller holds emu.
+func (vi *vecIndex) dropChunks(ord uint32) error {
 	keys := vi.cm.keys(ord)
-	for _, k := range keys {
-		vi.g.Delete(k)
-	}
+	err := vi.p.leave(ord, keys, vi.cm)
 	vi.changed += len(keys)
 	vi.cm.drop(ord)
+	return err
 }
 
-// exactEntries is the most entries a caller may read for which a vector
-// search scans their chunks exactly rather than walk the graph. The
-// graph holds every principal's vectors, and whether a filtered search
-// walks it or scans depends on how many vectors it holds in all: with a
-// walk, another principal's private writes and deletes moved a reader
-// of 3,000 entries' semantic scores and once its top 10
-// (TestOtherPrincipalsLeaveResultsByteIdentical). A scan's answer is a
-// function of the caller's readable chunks alone, and exact. Its cost: BenchmarkFilteredSwitch scans 10 % of 10k clustered
-// 384-d vectors in 66 µs, 5 % of 100k in 1.1 ms (the allow test runs on
-// every stored vector); 5,000 entries of a few chunks each stay near a
-// millisecond in the largest index, while a caller reading more walks
-// the graph as before (approximate, and then not independent of others'
-// vectors).
-const exactEntries = 5000
+// exactEntries is the most entries of one scope graph a caller may read
+// for which a search measures their chunks one by one (vector.SearchKeys)
+// rather than walk the graph; the pool's chunks are always measured so.
+// Cost: BenchmarkFilteredSwitch scans 10 % of 10k clustered 384-d vectors
+// in 66 µs, 5 % of 100k in 1.1 ms; SearchKeys measures only the listed
+// chunks, so 5,000 entries of a few chunks each stay near a millisecond.
+// A caller reading more of one scope walks its graph (approximate, and a
+// function of that scope alone: vecpart.go). A variable for the tests.
+var exactEntries = 5000
 
 // search returns the best rankDepth entries of the allowed set nearest to
-// q (best chunk per entry; distance ASC, id ASC). A caught-up index is the
-// caller's business.
+// q (best chunk per entry; distance ASC, id ASC), from the scopes the
+// caller may read (vecpart.go). A caught-up index is the caller's
+// business.
 func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bitmap, depth int) ([]VectorHit, error) {
 	if allowed.IsEmpty() {
 		return []VectorHit{}, nil
 	}
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
-	allow := func(key uint64) bool {
-		ord, ok := vi.cm.ordinal(key)
-		return ok && allowed.Contains(ord)
+	best, err := vi.p.search(ctx, q, allowed, depth, vi.cm)
+	if err != nil {
+		return nil, err
 	}
-	// Chunks allowed: an estimate from the entries' average chunk count.
-	per := 1.0
-	if n := vi.cm.entries; n > 0 {
-		per = float64(vi.cm.len()) / float64(n)
+	out := make([]VectorHit, 0, len(best))
+	for ord, h := range best {
+		id, ok := vi.cat.ID(ord)
+		if !ok {
+			continue
+		}
+		h.ID = id
+		out = append(out, h)
 	}
-	allowCount := max(1, int(float64(allowed.GetCardinality())*per))
-	exact := allowed.GetCardinality() <= exactEntries
-	k := depth
-	for {
-		hits, err := vi.g.Search(ctx, q, k, vector.SearchOptions{Allow: allow, AllowCount: allowCount, Exact: exact})
-		if err != nil {
-			return nil, fmt.Errorf("vector search: %w", err)
+	slices.SortFunc(out, func(a, b VectorHit) int {
+		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+			return c
 		}
-		best := map[uint32]VectorHit{}
-		for _, h := range hits {
-			ord, r, _ := vi.cm.ref(h.Key) // allowed, so present
-			c := VectorHit{Distance: float64(h.Distance), Chunk: r.index, Start: r.start, End: r.end}
-			if b, ok := best[ord]; ok && (b.Distance < c.Distance || b.Distance == c.Distance && b.Start <= c.Start) {
-				continue
-			}
-			best[ord] = c
-		}
-		// Enough distinct entries, or every allowed chunk was returned.
-		if len(best) >= depth || len(hits) < k || !exact && k >= allowCount {
-			out := make([]VectorHit, 0, len(best))
-			for ord, h := range best {
-				id, ok := vi.cat.ID(ord)
-				if !ok {
-					continue
-				}
-				h.ID = id
-				out = append(out, h)
-			}
-			slices.SortFunc(out, func(a, b VectorHit) int {
-				if a.Distance != b.Distance {
-					if a.Distance < b.Distance {
-						return -1
-					}
-					return 1
-				}
-				if a.ID < b.ID {
-					return -1
-				}
-				if a.ID > b.ID {
-					return 1
-				}
-				return 0
-			})
-			return out[:min(len(out), depth)], nil
-		}
-		k *= 2
-	}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out[:min(len(out), depth)], nil
 }
 
 // allowedSet is the catalog's allowed set for acc and f (metadata

@@ -14,7 +14,6 @@ import (
 
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/index/snapfmt"
-	"github.com/contextd/contextd/vector"
 )
 
 // The vector index's state snapshot. The graph snapshot (hnsw.snap) holds
@@ -204,21 +203,21 @@ func (vi *vecIndex) readState() loadedState {
 }
 
 // loadState checks the state snapshot ls read for graph g; nil with the
-// reason when there is none usable. A usable one covers the graph exactly
-// (same watermark, one chunk per live vector) and names a row of this
-// store's change log. foreign reports a snapshot of another database (or
-// of a later state of a restored one): its graph is not reconciled but
-// dropped, since its keys may name other vectors there.
-func (vi *vecIndex) loadState(ctx context.Context, g *vector.Index, ls loadedState) (s *vecState, why string, foreign bool, err error) {
+// reason when there is none usable. A usable one covers the graphs
+// exactly (same watermark, one chunk per live vector) and names a row of
+// this store's change log. foreign reports a snapshot of another database
+// (or of a later state of a restored one). Either way an unusable state
+// has the index rebuilt from SQL (reconcile).
+func (vi *vecIndex) loadState(ctx context.Context, lg *loadedGraphs, ls loadedState) (s *vecState, why string, foreign bool, err error) {
 	if ls.why != "" {
 		return nil, ls.why, false, nil
 	}
 	s = ls.s
-	if uint64(s.mark.Seq) != g.Watermark() {
-		return nil, fmt.Sprintf("state snapshot at %d, graph snapshot at %d", s.mark.Seq, g.Watermark()), false, nil
+	if wm, ok := lg.watermark(); !ok || uint64(s.mark.Seq) != wm {
+		return nil, fmt.Sprintf("state snapshot at %d, graph snapshot at %d", s.mark.Seq, wm), false, nil
 	}
-	if s.nchunks != g.Len() {
-		return nil, fmt.Sprintf("state snapshot has %d chunks, the graph %d", s.nchunks, g.Len()), false, nil
+	if n := lg.len(); s.nchunks != n {
+		return nil, fmt.Sprintf("state snapshot has %d chunks, the graphs %d", s.nchunks, n), false, nil
 	}
 	if why, err = s.mark.Check(ctx, vi.st); err != nil {
 		return nil, "", false, fmt.Errorf("vector index: %w", err)
@@ -283,7 +282,7 @@ func (vi *vecIndex) spotCheck(ctx context.Context, s *vecState) (string, error) 
 	return "", nil
 }
 
-// writeSnapshot writes the graph and the state snapshot to the index
+// writeSnapshot writes the graphs and the state snapshot to the index
 // directory atomically (snapfmt.Create: temporary files, sync, rename,
 // directory sync). The applier is held off while both are filled, so
 // they describe one watermark; searches go on meanwhile.
@@ -320,10 +319,14 @@ func (vi *vecIndex) writeSnapshot() error {
 	if err := state.Commit(0o600); err != nil {
 		return fmt.Errorf("vector index snapshot: %w", err)
 	}
+	// The one graph of the earlier format, now replaced (vecpartsnap.go).
+	if err := os.Remove(filepath.Join(vi.dir, oldVectorSnapshotFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("vector index snapshot: %w", err)
+	}
 	return nil
 }
 
-// fillSnapshot writes the graph and the state of one watermark.
+// fillSnapshot writes the graphs and the state of one watermark.
 func (vi *vecIndex) fillSnapshot(graph, state io.Writer) error {
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
@@ -331,8 +334,7 @@ func (vi *vecIndex) fillSnapshot(graph, state io.Writer) error {
 	if err != nil {
 		return err
 	}
-	vi.g.SetWatermark(uint64(vi.wm))
-	if _, err := vi.g.WriteTo(graph); err != nil {
+	if err := writeGraphs(graph, vi.p, vi.wm); err != nil {
 		return err
 	}
 	_, err = state.Write(vi.encodeState(nil, m))

@@ -139,7 +139,7 @@ func (vs *Vectors) Rank(ctx context.Context, acc persist.Access, q VectorQuery) 
 	}
 	plan := ""
 	if q.Explain {
-		plan = fmt.Sprintf("in-process HNSW over the chunks of %d allowed entries (exact scan when the set is selective); best chunk per entry", allowed.GetCardinality())
+		plan = fmt.Sprintf("in-process HNSW per access scope over the chunks of %d allowed entries (small scopes and selective sets measured exactly); best chunk per entry", allowed.GetCardinality())
 	}
 	return hits, plan, nil
 }

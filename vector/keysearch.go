@@ -1,0 +1,137 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+)
+
+// SearchKeys returns the k nearest of the given keys to q by exact
+// distance, nearest first, ties by key; keys not live in the index are
+// skipped. In code mode with KeepFloat the Overfetch·k nearest by code
+// distance are re-ranked by float32 distance, as the exact scan does.
+//
+// It measures only the listed keys, so its answer depends on their
+// vectors alone: neither on the other keys of the index nor on node
+// numbers (which follow the order of every insertion), and its cost is
+// proportional to len(keys), not to the index. The vector index of
+// internal/search keeps every small access scope in one shared index
+// and scans a caller's chunks of it with SearchKeys (vecpart.go).
+func (ix *Index) SearchKeys(ctx context.Context, q []float32, k int, keys []uint64) ([]Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("%w: k must be at least 1, got %d", ErrInvalid, k)
+	}
+	if err := ix.checkVector(q); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 || len(keys) == 0 {
+		return nil, nil
+	}
+	s := ix.getScratch()
+	defer ix.scratch.Put(s)
+	s.q = append(s.q[:0], q...)
+	if ix.o.Metric == Cosine {
+		normalize(s.q)
+	}
+	z := ix.querierFor(s, s.q)
+	kk := k
+	if ix.quant != nil && ix.vecs != nil {
+		kk = k * ix.o.Overfetch
+	}
+	h := make(keyHeap, 0, min(kk, len(keys))+1)
+	for _, key := range keys {
+		id, ok := ix.byKey.get(ix.keys, key)
+		if !ok {
+			continue
+		}
+		c := keyCand{cand{z.dist(id), id}, key}
+		switch {
+		case len(h) < kk:
+			h.push(c)
+		case c.less(h[0]):
+			h[0] = c
+			h.down(0)
+		}
+	}
+	cs := make([]cand, len(h))
+	for i := range h {
+		cs[i] = h[i].cand
+	}
+	res := ix.hits(ix.rerank(s.q, cs)) // sorted by distance, then key
+	return res[:min(k, len(res))], nil
+}
+
+// keyCand is a candidate ordered by distance, then key.
+type keyCand struct {
+	cand
+	key uint64
+}
+
+func (a keyCand) less(b keyCand) bool {
+	if a.d != b.d {
+		return a.d < b.d
+	}
+	return a.key < b.key
+}
+
+// keyHeap keeps the nearest candidates with the farthest on top.
+type keyHeap []keyCand
+
+func (h *keyHeap) push(c keyCand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[p].less(s[i]) {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+// down restores the heap below i after its element got nearer.
+func (h keyHeap) down(i int) {
+	for {
+		far, l := i, 2*i+1
+		if l < len(h) && h[far].less(h[l]) {
+			far = l
+		}
+		if r := l + 1; r < len(h) && h[far].less(h[r]) {
+			far = r
+		}
+		if far == i {
+			return
+		}
+		h[i], h[far] = h[far], h[i]
+		i = far
+	}
+}
+
+// Items returns the live keys among keys in the form AddBatch takes, in
+// their order: in an index of codes only the code record (nothing is
+// encoded twice), else the stored float32 vector. Moving keys between L2
+// or Dot indexes of the same options this way keeps every distance to
+// them bit for bit; a Cosine index stores normalised vectors, which the
+// next index normalises again (the last bit may move).
+func (ix *Index) Items(keys []uint64) []BatchItem {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]BatchItem, 0, len(keys))
+	for _, key := range keys {
+		id, ok := ix.byKey.get(ix.keys, key)
+		if !ok {
+			continue
+		}
+		if ix.vecs == nil {
+			out = append(out, BatchItem{Key: key, Code: append([]byte(nil), ix.code(id)...)})
+			continue
+		}
+		out = append(out, BatchItem{Key: key, Vec: append([]float32(nil), ix.vec(id)...)})
+	}
+	return out
+}
