@@ -37,13 +37,16 @@ func TestSharedRead(t *testing.T) {
 			t.Fatalf("%d change-log reads, want %d", got, want)
 		}
 	}
+	both := func(ctx context.Context) {
+		t.Helper()
+		for _, f := range []*Follower{fa, fb} {
+			if err := f.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	ctx := feed.SharedRead(context.Background())
-	if err := fa.CatchUp(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := fb.CatchUp(ctx); err != nil {
-		t.Fatal(err)
-	}
+	both(ctx)
 	reads(1)
 	if !slices.Equal(a.lasts, []int64{2}) || !slices.Equal(b.lasts, []int64{2}) || !slices.Equal(b.batches[0], []string{"x", "y"}) {
 		t.Fatalf("applied a %v %v, b %v %v", a.batches, a.lasts, b.batches, b.lasts)
@@ -52,12 +55,7 @@ func TestSharedRead(t *testing.T) {
 	// shared; the earlier call's read does not hold it.
 	src.commit("z")
 	ctx2 := feed.SharedRead(context.Background())
-	if err := fa.CatchUp(ctx2); err != nil {
-		t.Fatal(err)
-	}
-	if err := fb.CatchUp(ctx2); err != nil {
-		t.Fatal(err)
-	}
+	both(ctx2)
 	reads(1)
 	if !slices.Equal(b.lasts, []int64{2, 3}) || !slices.Equal(b.batches[1], []string{"z"}) {
 		t.Fatalf("b after z: %v %v", b.batches, b.lasts)
@@ -73,12 +71,7 @@ func TestSharedRead(t *testing.T) {
 		t.Fatalf("c: %v", c.lasts)
 	}
 	// Without the mark every catch-up reads.
-	if err := fa.CatchUp(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := fb.CatchUp(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	both(context.Background())
 	reads(2)
 	// A read of a whole Batch is not shared (the rest may lie beyond it):
 	// a reads two pages, b its first page and then takes the rest from
@@ -88,13 +81,7 @@ func TestSharedRead(t *testing.T) {
 		ids[i] = "m"
 	}
 	src.commit(ids...)
-	ctx3 := feed.SharedRead(context.Background())
-	if err := fa.CatchUp(ctx3); err != nil {
-		t.Fatal(err)
-	}
-	if err := fb.CatchUp(ctx3); err != nil {
-		t.Fatal(err)
-	}
+	both(feed.SharedRead(context.Background()))
 	reads(3)
 	if last := b.lasts[len(b.lasts)-1]; last != int64(3+Batch+1) {
 		t.Fatalf("b ends at %d", last)
