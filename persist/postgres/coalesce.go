@@ -192,6 +192,9 @@ type stmt struct {
 // statement of its own, which the pipe sends instead when a gathered
 // insert fails (flush).
 func (p *pipe) putRows(ctx context.Context, k *rowKind, rows [][]any, sql string, args ...any) error {
+	if p.savepoints >= maxSavepoints {
+		return p.put(ctx, k.what, sql, args...)
+	}
 	item := itemOf(ctx)
 	if len(rows) > 0 {
 		for _, row := range rows {
@@ -232,6 +235,14 @@ func (p *pipe) queueRows() {
 // savepointRows is the savepoint set before gathered rows of several
 // batch items.
 const savepointRows = "contextd_rows"
+
+// maxSavepoints bounds the savepoints of one transaction: each one that
+// wrote keeps a subtransaction id until the commit, and past 64 of them
+// PostgreSQL's snapshots of every other session overflow to pg_subtrans
+// while the transaction lasts. A write that has set this many (a batch
+// of more than 32 MiB of arguments, one set per pipeBytes sent) sends the
+// rest one statement a row, as before gathering.
+var maxSavepoints = 32
 
 // send sends stmts as one batch and returns the command tag of stmts[at],
 // or the first failure wrapped with what it did and its item, and the

@@ -35,10 +35,11 @@ type pipe struct {
 	// orig are the queued writes as statements of their own, in the order
 	// they came, and mixed tells whether stmts holds gathered rows of
 	// several batch items: then a failure is told by sending orig.
-	orig  []stmt
-	mixed bool
-	bytes int // the queued arguments' text and byte sizes
-	trips int // round trips made (for the tests)
+	orig       []stmt
+	mixed      bool
+	savepoints int // savepoints set (maxSavepoints)
+	bytes      int // the queued arguments' text and byte sizes
+	trips      int // round trips made (for the tests)
 }
 
 // pipeBytes bounds the argument bytes a pipe holds back: a batch is
@@ -107,6 +108,7 @@ func (p *pipe) flush(ctx context.Context) (pgconn.CommandTag, error) {
 		tag, _, err := p.send(ctx, stmts, len(stmts)-1)
 		return tag, err
 	}
+	p.savepoints++
 	sp := make([]stmt, 0, len(stmts)+2)
 	sp = append(sp, stmt{what: "gather rows", sql: "SAVEPOINT " + savepointRows, item: -1})
 	sp = append(sp, stmts...)

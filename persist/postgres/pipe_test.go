@@ -97,3 +97,65 @@ func TestPipelinedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A write gathering rows of several batch items sets one savepoint per
+// round trip, at most maxSavepoints of them; past that its rows go one
+// statement each, and a failure there still names its own item.
+func TestGatheredSavepointsBounded(t *testing.T) {
+	st := open(t, Options{})
+	ctx := context.Background()
+	alice := persist.Access{Principal: "alice"}
+	defer func(n int) { maxSavepoints = n }(maxSavepoints)
+	maxSavepoints = 2
+	insert := func(ptx persist.Tx, item, id int) error {
+		e := persisttest.NewEntry(id, "t", "user", "alice")
+		e.Tags = []string{"x"}
+		return ptx.Insert(persist.WithItem(ctx, item), &e, nil)
+	}
+	var saved int
+	err := st.Write(ctx, func(ptx persist.Tx) error {
+		for round := range 4 {
+			for k := range 2 {
+				if err := insert(ptx, 2*round+k, 1+2*round+k); err != nil {
+					return err
+				}
+			}
+			// The read sends what waits: two items' rows, gathered.
+			if _, err := ptx.Get(ctx, alice, []string{persisttest.ID(1)}, persist.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		saved = ptx.(*tx).tx.savepoints
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved != 2 {
+		t.Errorf("%d savepoints, want the bound 2", saved)
+	}
+	if got, err := st.Get(ctx, alice, persisttest.IDs(1, 2, 3, 4, 5, 6, 7, 8), persist.GetOptions{}); err != nil || len(got) != 8 {
+		t.Fatalf("stored %d of 8 (%v)", len(got), err)
+	}
+	err = st.Write(ctx, func(ptx persist.Tx) error {
+		for round := range 3 {
+			for k := range 2 {
+				if err := insert(ptx, 2*round+k, 9+2*round+k); err != nil {
+					return err
+				}
+			}
+			if _, err := ptx.Get(ctx, alice, []string{persisttest.ID(1)}, persist.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		// Past the bound: item 7 repeats an id stored before.
+		if err := insert(ptx, 6, 15); err != nil {
+			return err
+		}
+		return insert(ptx, 7, 3)
+	})
+	var ie *persist.ItemError
+	if !errors.As(err, &ie) || ie.Item != 7 || !errors.Is(err, cerrors.ErrConflict) {
+		t.Fatalf("duplicate past the bound: %v, want item 7's conflict", err)
+	}
+}
