@@ -112,21 +112,26 @@ func TestGatheredSavepointsBounded(t *testing.T) {
 		e.Tags = []string{"x"}
 		return ptx.Insert(persist.WithItem(ctx, item), &e, nil)
 	}
-	var saved int
-	err := st.Write(ctx, func(ptx persist.Tx) error {
-		for round := range 4 {
+	// rounds stores entries first.. two items a round trip: the read
+	// sends what waits, two items' rows gathered.
+	rounds := func(ptx persist.Tx, n, first int) error {
+		for round := range n {
 			for k := range 2 {
-				if err := insert(ptx, 2*round+k, 1+2*round+k); err != nil {
+				if err := insert(ptx, 2*round+k, first+2*round+k); err != nil {
 					return err
 				}
 			}
-			// The read sends what waits: two items' rows, gathered.
 			if _, err := ptx.Get(ctx, alice, []string{persisttest.ID(1)}, persist.GetOptions{}); err != nil {
 				return err
 			}
 		}
-		saved = ptx.(*tx).tx.savepoints
 		return nil
+	}
+	var saved int
+	err := st.Write(ctx, func(ptx persist.Tx) error {
+		err := rounds(ptx, 4, 1)
+		saved = ptx.(*tx).tx.savepoints
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,15 +143,8 @@ func TestGatheredSavepointsBounded(t *testing.T) {
 		t.Fatalf("stored %d of 8 (%v)", len(got), err)
 	}
 	err = st.Write(ctx, func(ptx persist.Tx) error {
-		for round := range 3 {
-			for k := range 2 {
-				if err := insert(ptx, 2*round+k, 9+2*round+k); err != nil {
-					return err
-				}
-			}
-			if _, err := ptx.Get(ctx, alice, []string{persisttest.ID(1)}, persist.GetOptions{}); err != nil {
-				return err
-			}
+		if err := rounds(ptx, 3, 9); err != nil {
+			return err
 		}
 		// Past the bound: item 7 repeats an id stored before.
 		if err := insert(ptx, 6, 15); err != nil {
