@@ -61,7 +61,7 @@ type indexedChunk struct {
 	span       bool
 	n          int32      // tokens
 	terms      termCounts // the exact stream's term counts (the English stream's are derived: terms.go)
-	vec        []float32
+	vec        []int16    // the vector's codes (veccode.go), nil for none
 }
 
 func newChunkIndex() *chunkIndex {
@@ -71,8 +71,19 @@ func newChunkIndex() *chunkIndex {
 func pathKey(container, p string) string { return container + "\x00" + p }
 
 // indexChunks computes the keyword streams of chunks, cut from text (the
-// document entry's text), with their vectors when vecs has one per
-// chunk; total is the sum of their token counts. A chunk that is a span
+// document entry's text), with their vectors' codes when vecs has one
+// per chunk (indexCoded).
+func (x *chunkIndex) indexChunks(text string, chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
+	var codes [][]int16
+	if len(vecs) == len(chunks) {
+		codes = encodeVecs(vecs)
+	}
+	return x.indexCoded(text, chunks, codes)
+}
+
+// indexCoded computes the keyword streams of chunks, cut from text (the
+// document entry's text), with codes as their vectors when it has one
+// per chunk; total is the sum of their token counts. A chunk that is a span
 // of text keeps only its offsets and breadcrumb; any other keeps a copy
 // of its text. Neither keeps a slice of text: a chunk the chunker or
 // chunksOf cut out of its document is a substring of the whole text read
@@ -80,7 +91,7 @@ func pathKey(container, p string) string { return container + "\x00" + p }
 // (10 x 1 MB of Markdown: 9.0 MB of document texts held by the index, in
 // a heap profile after the ingestion). A breadcrumb repeated by a
 // document's chunks is one copy.
-func (x *chunkIndex) indexChunks(text string, chunks []Chunk, vecs [][]float32) (out []indexedChunk, total int) {
+func (x *chunkIndex) indexCoded(text string, chunks []Chunk, codes [][]int16) (out []indexedChunk, total int) {
 	out = make([]indexedChunk, len(chunks))
 	heads := map[string]string{}
 	var buf []byte
@@ -95,8 +106,8 @@ func (x *chunkIndex) indexChunks(text string, chunks []Chunk, vecs [][]float32) 
 		} else {
 			ic.str = strings.Clone(c.Text)
 		}
-		if len(vecs) == len(chunks) {
-			ic.vec = vecs[i]
+		if len(codes) == len(chunks) {
+			ic.vec = codes[i]
 		}
 		total += int(ic.n)
 	}

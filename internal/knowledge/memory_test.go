@@ -12,7 +12,7 @@ import (
 // memory (docs/knowledge.md, Memory): no text (the chunks are spans of
 // their document's text, read from the store when returned), its exact
 // stream (4 bytes a distinct term, termCounts' narrow layout), its
-// vector (4 bytes a dimension) and the fixed part,
+// vector's codes (2 bytes a dimension, veccode.go) and the fixed part,
 // for chunks like those of the bulk-upload measurement (about 500 bytes
 // of words drawn from 50,000, 100-dimension vectors). It fails when a
 // chunk costs more than the stated formula allows, so a field added to
@@ -33,6 +33,13 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	for i := range in {
 		in[i].Text = text[in[i].Start:in[i].End]
 	}
+	vecs := make([][]float32, chunks) // as the embedder returns them, before m0: the index keeps codes, not these
+	for i := range vecs {
+		vecs[i] = make([]float32, dims)
+		for j := range vecs[i] {
+			vecs[i][j] = float32(r.NormFloat64())
+		}
+	}
 	x := newChunkIndex()
 	// The vocabulary is warmed first: it grows with distinct words, not
 	// with chunks, and is reported apart.
@@ -43,10 +50,6 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	vocabBytes := int(m1.HeapAlloc) - int(m0.HeapAlloc)
-	vecs := make([][]float32, chunks) // as the embedder returns them
-	for i := range vecs {
-		vecs[i] = make([]float32, dims)
-	}
 	out, _ := x.indexChunks(text, in, vecs)
 	runtime.GC()
 	runtime.ReadMemStats(&m2)
@@ -56,7 +59,8 @@ func TestResidentBytesPerChunk(t *testing.T) {
 		terms += out[i].terms.len()
 	}
 	runtime.KeepAlive(out)
-	runtime.KeepAlive(in) // the chunker's texts, which the index does not keep
+	runtime.KeepAlive(in)   // the chunker's texts, which the index does not keep
+	runtime.KeepAlive(vecs) // the embedder's vectors, which it does not keep either
 	for i := range out {
 		if !out[i].span || out[i].str != "" {
 			t.Fatalf("chunk %d kept its text", i)
@@ -66,8 +70,8 @@ func TestResidentBytesPerChunk(t *testing.T) {
 	// The fixed part: the indexedChunk (88 bytes: breadcrumb, offsets,
 	// n, terms and vec headers) and the allocations' rounding to size
 	// classes.
-	formula := 120 + 4*nterms + 4*dims
-	t.Logf("%.0f bytes a chunk resident (text %.0f not kept, %.0f distinct terms, %d dims; formula 120 + 4 x terms + 4 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
+	formula := 120 + 4*nterms + 2*dims
+	t.Logf("%.0f bytes a chunk resident (text %.0f not kept, %.0f distinct terms, %d dims; formula 120 + 4 x terms + 2 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
 		per, avgText, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
 	if per > formula*1.1 {
 		t.Errorf("%.0f bytes a chunk, the formula allows %.0f", per, formula)

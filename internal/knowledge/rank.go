@@ -67,7 +67,8 @@ func top(cands []candidate, hits []scored, k int) []scored {
 }
 
 // semanticLeg is the topK chunks by cosine similarity (raw, in [-1, 1],
-// as upstream's 1 - cosine distance).
+// as upstream's 1 - cosine distance), of the query with the chunks'
+// int16 codes (veccode.go).
 func semanticLeg(cands []candidate, qv []float32, topK int) []scored {
 	qn := norm(qv)
 	if qn == 0 {
@@ -75,19 +76,9 @@ func semanticLeg(cands []candidate, qv []float32, topK int) []scored {
 	}
 	out := make([]scored, 0, len(cands))
 	for i := range cands {
-		v := cands[i].c.vec
-		if len(v) != len(qv) {
-			continue
+		if s, ok := cosineCode(qv, qn, cands[i].c.vec); ok {
+			out = append(out, scored{i: int32(i), score: s})
 		}
-		var dot, nn float64
-		for j, x := range v {
-			dot += float64(x) * float64(qv[j])
-			nn += float64(x) * float64(x)
-		}
-		if nn == 0 {
-			continue
-		}
-		out = append(out, scored{i: int32(i), score: dot / (qn * math.Sqrt(nn))})
 	}
 	return top(cands, out, topK)
 }

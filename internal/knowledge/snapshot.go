@@ -26,14 +26,15 @@ import (
 // the document count, then per document its id, container, path,
 // generation, job, size, status, text hash, indexed-at (Unix ns, 0 for
 // none), model, dims and chunks (kind byte, string, start, end, vector
-// length and float32 bits, little-endian); a CRC-32C of everything
-// before it. A string is a uvarint length and its bytes. A chunk of kind
+// length and its int16 codes, little-endian, veccode.go); a CRC-32C of everything before
+// it. A string is a uvarint length and its bytes. A chunk of kind
 // 1 is a span of its document's entry text and its string the
 // breadcrumb (indexedChunk): loading reads the entry texts from the
 // store (as the rebuild from SQL does, without chunking or embedding
 // again). Kind 0 holds the chunk's text. CXKNOW01, which held every
-// chunk's text, is not read: the index is rebuilt from SQL once.
-const snapMagic = "CXKNOW02"
+// chunk's text, and CXKNOW02, which held float32 vectors, are not read:
+// the index is rebuilt from SQL once.
+const snapMagic = "CXKNOW03"
 
 // Chunk kinds of the snapshot.
 const (
@@ -140,20 +141,20 @@ func appendDoc(b []byte, id string, d *docIndex) []byte {
 		b = binary.AppendUvarint(b, uint64(max(c.start, 0)))
 		b = binary.AppendUvarint(b, uint64(max(c.end, 0)))
 		b = binary.AppendUvarint(b, uint64(len(c.vec)))
-		for _, f := range c.vec {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		for _, x := range c.vec {
+			b = binary.LittleEndian.AppendUint16(b, uint16(x))
 		}
 	}
 	return b
 }
 
 // snapDoc is one decoded document: its state and its chunks' texts (or
-// spans) and vectors, indexed again on load.
+// spans) and vectors' codes, indexed again on load.
 type snapDoc struct {
 	id     string
 	d      docIndex
 	chunks []snapChunk
-	vecs   [][]float32
+	codes  [][]int16
 }
 
 // snapChunk is a decoded chunk: its text, or with span its breadcrumb.
@@ -224,7 +225,8 @@ func decodeSnapshot(data []byte) (snapfmt.Mark, []snapDoc, error) {
 		d.dims = int(min(r.Uvarint(), math.MaxInt32))
 		nc := r.Count(4)
 		sd.chunks = make([]snapChunk, 0, nc)
-		sd.vecs = make([][]float32, 0, nc)
+		sd.codes = make([][]int16, 0, nc)
+		var slab []int16 // the document's codes in one allocation (encodeVecs)
 		for range nc {
 			var c snapChunk
 			switch k := r.Bytes(1); {
@@ -236,17 +238,24 @@ func decodeSnapshot(data []byte) (snapfmt.Mark, []snapDoc, error) {
 			}
 			c.str = str()
 			c.start, c.end = int(min(r.Uvarint(), math.MaxInt32)), int(min(r.Uvarint(), math.MaxInt32))
-			nv := r.Count(4)
-			raw := r.Bytes(4 * nv)
-			var v []float32
+			if c.span && c.start > c.end && r.Err == nil {
+				r.Fail("span %d-%d", c.start, c.end)
+			}
+			nv := r.Count(2)
+			raw := r.Bytes(2 * nv)
+			var v []int16
 			if nv > 0 && r.Err == nil {
-				v = make([]float32, nv)
-				for j := range v {
-					v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+				if slab == nil { // no more than the bytes left can fill
+					slab = make([]int16, 0, min(nv*nc, nv+len(r.B)/2))
 				}
+				at := len(slab)
+				for j := range nv {
+					slab = append(slab, int16(binary.LittleEndian.Uint16(raw[2*j:])))
+				}
+				v = slab[at:len(slab):len(slab)]
 			}
 			sd.chunks = append(sd.chunks, c)
-			sd.vecs = append(sd.vecs, v)
+			sd.codes = append(sd.codes, v)
 		}
 		if r.Err != nil {
 			break
@@ -318,10 +327,10 @@ func (s *Service) loadDocs(ctx context.Context, docs []snapDoc) error {
 	}
 	for i := range docs {
 		sd := &docs[i]
-		vecs := sd.vecs
-		for _, v := range vecs {
+		codes := sd.codes
+		for _, v := range codes {
 			if v == nil {
-				vecs = nil // a document's vectors come whole or not at all
+				codes = nil // a document's vectors come whole or not at all
 				break
 			}
 		}
@@ -331,7 +340,7 @@ func (s *Service) loadDocs(ctx context.Context, docs []snapDoc) error {
 		if sd.spans() && (!read || !textMatches(text, d.hash)) || !ok {
 			d.hash = ""
 		} else {
-			d.chunks, d.totalLen = s.idx.indexChunks(text, chunks, vecs)
+			d.chunks, d.totalLen = s.idx.indexCoded(text, chunks, codes)
 		}
 		s.idx.put(sd.id, &d, false)
 	}

@@ -48,7 +48,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 					t.Fatalf("spans %+v do not fit %d bytes", docs[i].chunks, end)
 				}
 				d := docs[i].d
-				d.chunks, d.totalLen = y.indexChunks(text, chunks, docs[i].vecs)
+				d.chunks, d.totalLen = y.indexCoded(text, chunks, docs[i].codes)
 				y.docs[docs[i].id] = &d
 			}
 			again := encodeSnapshot(t, y, m)

@@ -113,6 +113,8 @@ func TestSnapshotRestart(t *testing.T) {
 		"other db": func() { copySnapshotOf(t, other, snap) },
 		// The format before chunk spans (every chunk's text): rebuilt.
 		"format 1": func() { _ = os.WriteFile(snap, snapfmt.Reseal(append([]byte("CXKNOW01"), good[8:]...)), 0o644) },
+		// The format of float32 vectors: rebuilt.
+		"format 2": func() { _ = os.WriteFile(snap, snapfmt.Reseal(append([]byte("CXKNOW02"), good[8:]...)), 0o644) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			damage()
