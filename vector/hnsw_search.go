@@ -7,7 +7,6 @@ package vector
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/contextd/contextd/quant"
@@ -189,13 +188,7 @@ type SearchOptions struct {
 // SwitchCost), and it falls back to the exact scan if the graph search
 // finds fewer than k allowed keys.
 func (ix *Index) Search(ctx context.Context, q []float32, k int, so SearchOptions) ([]Hit, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("%w: k must be at least 1, got %d", ErrInvalid, k)
-	}
-	if err := ix.checkVector(q); err != nil {
+	if err := ix.checkQuery(ctx, q, k); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
@@ -203,12 +196,8 @@ func (ix *Index) Search(ctx context.Context, q []float32, k int, so SearchOption
 	if ix.live == 0 {
 		return nil, nil
 	}
-	s := ix.getScratch()
+	s := ix.queryScratch(q)
 	defer ix.scratch.Put(s)
-	s.q = append(s.q[:0], q...)
-	if ix.o.Metric == Cosine {
-		normalize(s.q)
-	}
 	ef := max(so.Ef, k)
 	if so.Ef == 0 {
 		ef = max(ix.o.EfSearch, k)

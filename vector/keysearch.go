@@ -17,13 +17,7 @@ import (
 // internal/search keeps every small access scope in one shared index
 // and scans a caller's chunks of it with SearchKeys (vecpart.go).
 func (ix *Index) SearchKeys(ctx context.Context, q []float32, k int, keys []uint64) ([]Hit, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("%w: k must be at least 1, got %d", ErrInvalid, k)
-	}
-	if err := ix.checkVector(q); err != nil {
+	if err := ix.checkQuery(ctx, q, k); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
@@ -31,12 +25,8 @@ func (ix *Index) SearchKeys(ctx context.Context, q []float32, k int, keys []uint
 	if ix.live == 0 || len(keys) == 0 {
 		return nil, nil
 	}
-	s := ix.getScratch()
+	s := ix.queryScratch(q)
 	defer ix.scratch.Put(s)
-	s.q = append(s.q[:0], q...)
-	if ix.o.Metric == Cosine {
-		normalize(s.q)
-	}
 	z := ix.querierFor(s, s.q)
 	kk := k
 	if ix.quant != nil && ix.vecs != nil {
@@ -63,6 +53,28 @@ func (ix *Index) SearchKeys(ctx context.Context, q []float32, k int, keys []uint
 	}
 	res := ix.hits(ix.rerank(s.q, cs)) // sorted by distance, then key
 	return res[:min(k, len(res))], nil
+}
+
+// checkQuery checks the arguments of Search and SearchKeys.
+func (ix *Index) checkQuery(ctx context.Context, q []float32, k int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if k < 1 {
+		return fmt.Errorf("%w: k must be at least 1, got %d", ErrInvalid, k)
+	}
+	return ix.checkVector(q)
+}
+
+// queryScratch is a pooled scratch holding q in index space (normalised
+// for Cosine); the caller puts it back.
+func (ix *Index) queryScratch(q []float32) *searchScratch {
+	s := ix.getScratch()
+	s.q = append(s.q[:0], q...)
+	if ix.o.Metric == Cosine {
+		normalize(s.q)
+	}
+	return s
 }
 
 // keyCand is a candidate ordered by distance, then key.

@@ -66,22 +66,23 @@ func (lg *loadedGraphs) watermark() (uint64, bool) {
 // writeGraphs writes the pool and the graphs of p, each with watermark
 // wm. The caller holds emu.
 func writeGraphs(w io.Writer, p *partition, wm int64) error {
-	cw := &countingWriter{w: w}
-	if _, err := cw.Write([]byte(partMagic)); err != nil {
+	if _, err := w.Write([]byte(partMagic)); err != nil {
 		return err
 	}
+	at := int64(len(partMagic))
 	table := append([]byte(nil), partTableMagic...)
 	table = binary.AppendUvarint(table, uint64(1+len(p.graphs)))
 	put := func(key string, g *vector.Index) error {
 		g.SetWatermark(uint64(wm))
-		at := cw.n
-		if _, err := g.WriteTo(cw); err != nil {
+		n, err := g.WriteTo(w)
+		if err != nil {
 			return err
 		}
 		table = binary.AppendUvarint(table, uint64(len(key)))
 		table = append(table, key...)
 		table = binary.AppendUvarint(table, uint64(at))
-		table = binary.AppendUvarint(table, uint64(cw.n-at))
+		table = binary.AppendUvarint(table, uint64(n))
+		at += n
 		return nil
 	}
 	if err := put("", p.pool); err != nil {
@@ -94,19 +95,8 @@ func writeGraphs(w io.Writer, p *partition, wm int64) error {
 	}
 	table = snapfmt.Seal(table, 0)
 	table = binary.LittleEndian.AppendUint64(table, uint64(len(table)))
-	_, err := cw.Write(table)
+	_, err := w.Write(table)
 	return err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // readGraphs reads a graph snapshot; any damage is an error.
