@@ -182,6 +182,14 @@ func (p *partition) promote(s *vecScope, cm *chunkMap) error {
 	for _, k := range keys {
 		p.pool.Delete(k)
 	}
+	if p.pool.Len() == 0 {
+		// A pool left empty (one principal's first 4,096 chunks moved
+		// out) gives back its arrays: vector grows them by at least 4,096
+		// nodes, about 1 MiB of codes and lists that would stay unused.
+		if pool, err := vector.New(p.dim, poolOptions(p.vo)); err == nil {
+			p.pool = pool
+		}
+	}
 	p.setGraph(s, g)
 	return nil
 }
