@@ -19,12 +19,12 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/internal/testtier"
-	"github.com/contextd/contextd/vector"
 )
 
 // TestFaultKillDuringSnapshot injects SIGKILL while the server writes an
-// in-process index snapshot: the HNSW graph (<db>.vectors/hnsw.snap) and
+// in-process index snapshot: the HNSW graphs (<db>.vectors/graphs.snap) and
 // the full-text index's header (<db>.index/fts.json), both written by
 // snapfmt.WriteFile on a graceful shutdown (stdin closed), the real code
 // path. An inotify watch on the snapshot folder stops the server
@@ -46,9 +46,8 @@ func TestFaultKillDuringSnapshot(t *testing.T) {
 	for _, c := range []snapCase{
 		// Stopped at the first write into the temporary file: part of the
 		// graph is written.
-		{"vector graph", ".vectors", "hnsw.snap", syscall.IN_MODIFY, "snapshot unusable", func(b []byte) bool {
-			_, err := vector.Read(bytes.NewReader(b))
-			return err == nil
+		{"vector graph", ".vectors", "graphs.snap", syscall.IN_MODIFY, "snapshot unusable", func(b []byte) bool {
+			return search.CheckVectorSnapshot(b) == nil
 		}},
 		// Stopped at its creation: the header is one write, so the torn
 		// file is the empty one. In the long tier: a header of about 200

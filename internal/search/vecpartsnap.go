@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -99,13 +100,16 @@ func writeGraphs(w io.Writer, p *partition, wm int64) error {
 	return err
 }
 
-// readGraphs reads a graph snapshot; any damage is an error.
-func readGraphs(f *os.File) (*loadedGraphs, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
+// CheckVectorSnapshot reports why data is not a whole graph snapshot
+// (nil when every graph and the table are intact): what a crash test asks
+// of the file a killed writer left.
+func CheckVectorSnapshot(data []byte) error {
+	_, err := readGraphs(bytes.NewReader(data), int64(len(data)))
+	return err
+}
+
+// readGraphs reads a graph snapshot of size bytes; any damage is an error.
+func readGraphs(f io.ReaderAt, size int64) (*loadedGraphs, error) {
 	var head [len(partMagic)]byte
 	var tail [8]byte
 	if size < int64(len(head)+len(tail)) {
@@ -189,7 +193,11 @@ func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*loadedGraphs, str
 		return nil, fmt.Sprintf("snapshot unreadable (%v)", err)
 	}
 	defer f.Close()
-	lg, err := readGraphs(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Sprintf("snapshot unreadable (%v)", err)
+	}
+	lg, err := readGraphs(f, fi.Size())
 	if err != nil {
 		return nil, fmt.Sprintf("snapshot unusable (%v)", err)
 	}
