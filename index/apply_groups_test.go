@@ -34,6 +34,48 @@ func TestApplyInGroups(t *testing.T) {
 	if got := textGroups(testDocs(), 40); len(got) != len(testDocs()) {
 		t.Fatalf("%d groups of 40 bytes for %d documents longer than that", len(got), len(testDocs()))
 	}
+	// The same change read in parts, one document a part, the deletes
+	// with the last part.
+	parts := func() *Index {
+		ix, err := Open(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ix.Close() })
+		ctx := context.Background()
+		docs := testDocs()
+		each := func(dels []string) func(context.Context, int) ([]Doc, []string, error) {
+			return func(_ context.Context, p int) ([]Doc, []string, error) {
+				if p == len(docs)-1 {
+					return docs[p : p+1], dels, nil
+				}
+				return docs[p : p+1], nil, nil
+			}
+		}
+		if err := ix.ApplyRead(ctx, len(docs), each(nil), 7); err != nil {
+			t.Fatal(err)
+		}
+		docs = testDocs()[1:3]
+		docs[0].Text = "Connection refused again by the database server, twice."
+		// A part that cannot be read fails the change: the watermark
+		// stays, so the change is applied again.
+		failing := func(_ context.Context, p int) ([]Doc, []string, error) {
+			if p == 1 {
+				return nil, nil, fmt.Errorf("read part %d: gone", p)
+			}
+			return docs[p : p+1], nil, nil
+		}
+		if err := ix.ApplyRead(ctx, len(docs), failing, 9); err == nil {
+			t.Fatal("a failed read applied the change")
+		}
+		if wm, err := ix.Watermark(); err != nil || wm != 7 {
+			t.Fatalf("watermark %d (%v) after a failed read, want 7", wm, err)
+		}
+		if err := ix.ApplyRead(ctx, len(docs), each([]string{"05", "07"}), 9); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
 	whole, grouped := apply(1<<30), apply(1)
 	state := func(ix *Index) string {
 		wm, err := ix.Watermark()
@@ -60,6 +102,9 @@ func TestApplyInGroups(t *testing.T) {
 	}
 	if a, b := state(whole), state(grouped); a != b {
 		t.Fatalf("one batch:\n%s\ngroups:\n%s", a, b)
+	}
+	if a, b := state(whole), state(parts()); a != b {
+		t.Fatalf("one batch:\n%s\nread in parts:\n%s", a, b)
 	}
 }
 

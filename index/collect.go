@@ -42,11 +42,16 @@ func liveHeap() uint64 {
 // collectAfter runs a collection after upserts when they call for one;
 // liveBefore is liveHeap before they were applied.
 func collectAfter(upserts []Doc, liveBefore uint64) {
-	n := 0
-	for i := range upserts {
-		n += len(upserts[i].Text)
-	}
-	if n >= collectBytes && uint64(n)*transientPerByte >= liveBefore {
+	if n := groupBytes(upserts); n >= collectBytes && uint64(n)*transientPerByte >= liveBefore {
 		runtime.GC()
 	}
+}
+
+// groupBytes is the text of docs, in bytes.
+func groupBytes(docs []Doc) int {
+	n := 0
+	for i := range docs {
+		n += len(docs[i].Text)
+	}
+	return n
 }

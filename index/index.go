@@ -17,6 +17,7 @@ import (
 
 	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/index/token"
+	"github.com/contextd/contextd/internal/memrelease"
 )
 
 // Field names of an index document.
@@ -358,7 +359,27 @@ func docFields(d *Doc, length int) map[string]any {
 // the watermark goes with the last group, so a crash between groups
 // replays the change.
 func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq int64) error {
+	return ix.ApplyRead(ctx, 1, func(context.Context, int) ([]Doc, []string, error) {
+		return upserts, deletes, nil
+	}, seq)
+}
+
+// ApplyRead is Apply with the change read in n parts: read(ctx, p) returns
+// part p's upserts and deletes, called in order under the same locks, so
+// only one part's texts need be in memory at a time (a caller that knows
+// the texts' sizes cuts the parts by them). Readers still see the whole
+// change or none of it; the watermark goes with the last part. An error of
+// read ends the call: the parts before it stay applied, the watermark is
+// not advanced, so the whole change is applied again (replays are
+// idempotent).
+func (ix *Index) ApplyRead(ctx context.Context, n int, read func(ctx context.Context, p int) ([]Doc, []string, error), seq int64) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The first part is read before the locks: a change of one part (all
+	// but the largest) keeps searches waiting for its analysis only.
+	upserts, deletes, err := read(ctx, 0)
+	if err != nil {
 		return err
 	}
 	ix.mu.Lock()
@@ -369,68 +390,101 @@ func (ix *Index) Apply(ctx context.Context, upserts []Doc, deletes []string, seq
 	}
 	ix.view.Lock()
 	defer ix.view.Unlock()
-	groups := textGroups(upserts, applyGroupBytes)
-	for g, group := range groups {
-		live := liveHeap()
-		b := ix.bi.NewBatch()
-		if g == 0 {
-			for _, id := range deletes {
-				b.Delete(id)
+	for p := range max(n, 1) {
+		if p > 0 {
+			if upserts, deletes, err = read(ctx, p); err != nil {
+				return err
 			}
 		}
-		lens := ix.textLengths(group)
-		changed := make([]Doc, 0, len(group)) // the upserts Bleve indexes (unchanged.go)
-		for i := range group {
-			if ix.prints.unchanged(&group[i]) {
-				continue
+		groups := textGroups(upserts, applyGroupBytes)
+		for g, group := range groups {
+			last := p >= n-1 && g == len(groups)-1
+			if g > 0 {
+				deletes = nil // removed with the part's first group
 			}
-			changed = append(changed, group[i])
-			d, err := ix.document(&group[i], lens[i])
-			if err == nil {
-				err = b.IndexAdvanced(d)
-			}
-			if err != nil {
-				return fmt.Errorf("index: document %s: %w", group[i].ID, err)
+			if err := ix.applyGroup(group, deletes, last && seq > cur, seq); err != nil {
+				return err
 			}
 		}
-		if g == len(groups)-1 && seq > cur {
-			var v [8]byte
-			binary.BigEndian.PutUint64(v[:], uint64(seq))
-			b.SetInternal(watermarkKey, v[:])
-		}
-		if err := ix.bi.Batch(b); err != nil {
-			return fmt.Errorf("index: apply batch: %w", err)
-		}
-		if g == 0 {
-			ix.applyCatalog(group, lens, deletes)
-			ix.prints.indexed(changed, deletes)
-		} else {
-			ix.applyCatalog(group, lens, nil)
-			ix.prints.indexed(changed, nil)
-		}
-		collectAfter(changed, live)
 	}
 	return nil
 }
 
-// applyGroupBytes is the most text one Bleve batch of Apply analyses.
-var applyGroupBytes = 4 << 20 // a variable for the tests
+// applyGroup is one Bleve batch of ApplyRead: group's upserts, deletes, and
+// the watermark seq when mark. The caller holds ix.mu and ix.view.
+func (ix *Index) applyGroup(group []Doc, deletes []string, mark bool, seq int64) error {
+	live := liveHeap()
+	if groupBytes(group) >= collectBytes {
+		// The analysis of a large text is garbage within the batch;
+		// a tight collector goal keeps the process near its live heap.
+		defer memrelease.Tighten()()
+	}
+	b := ix.bi.NewBatch()
+	for _, id := range deletes {
+		b.Delete(id)
+	}
+	lens := ix.textLengths(group)
+	changed := make([]Doc, 0, len(group)) // the upserts Bleve indexes (unchanged.go)
+	for i := range group {
+		if ix.prints.unchanged(&group[i]) {
+			continue
+		}
+		changed = append(changed, group[i])
+		d, err := ix.document(&group[i], lens[i])
+		if err == nil {
+			err = b.IndexAdvanced(d)
+		}
+		if err != nil {
+			return fmt.Errorf("index: document %s: %w", group[i].ID, err)
+		}
+	}
+	if mark {
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], uint64(seq))
+		b.SetInternal(watermarkKey, v[:])
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("index: apply batch: %w", err)
+	}
+	ix.applyCatalog(group, lens, deletes)
+	ix.prints.indexed(changed, deletes)
+	collectAfter(changed, live)
+	return nil
+}
+
+// ApplyGroupBytes is the most text one Bleve batch of Apply analyses.
+const ApplyGroupBytes = 4 << 20
+
+var applyGroupBytes = ApplyGroupBytes // a variable for the tests
 
 // textGroups cuts docs, in order, into runs of at most limit bytes of
 // text (a longer text alone); there is always at least one group, empty
 // when docs is.
 func textGroups(docs []Doc, limit int) [][]Doc {
 	var out [][]Doc
-	start, n := 0, 0
-	for i := range docs {
-		t := len(docs[i].Text)
-		if i > start && n+t > limit {
-			out = append(out, docs[start:i])
-			start, n = i, 0
-		}
-		n += t
+	start := 0
+	for _, end := range Runs(len(docs), func(i int) int { return len(docs[i].Text) }, limit) {
+		out = append(out, docs[start:end])
+		start = end
 	}
-	return append(out, docs[start:])
+	return out
+}
+
+// Runs cuts n items, in order, into runs whose sizes (size(i) bytes each)
+// add up to at most limit (a larger item alone), and returns each run's
+// end; there is always at least one run, empty when n is 0.
+func Runs(n int, size func(i int) int, limit int) []int {
+	var ends []int
+	start, sum := 0, 0
+	for i := range n {
+		t := size(i)
+		if i > start && sum+t > limit {
+			ends = append(ends, i)
+			start, sum = i, 0
+		}
+		sum += t
+	}
+	return append(ends, n)
 }
 
 // Reset empties the index (for a rebuild) and sets its watermark to 0.

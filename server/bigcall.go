@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+
+	"github.com/contextd/contextd/internal/memrelease"
 )
 
 // A tools/call over HTTP is decoded once, here, before mcp-go sees it.
@@ -132,7 +134,7 @@ func (a *admission) admit(n int64) (release func(), status int, refusal string) 
 	}
 	limit := a.limit()
 	if limit <= 0 || limit == math.MaxInt64 {
-		return nothing, 0, ""
+		return memrelease.Tighten(), 0, ""
 	}
 	need := memoryMultiple * n
 	a.mu.Lock()
@@ -148,7 +150,12 @@ func (a *admission) admit(n int64) (release func(), status int, refusal string) 
 			n, need>>20, memoryMultiple, a.held>>20, limit>>20)
 	}
 	a.held += need
+	// The call's body, its decoded texts and the database's copy are
+	// garbage step by step: a tight collector goal keeps the process
+	// near what is live (memrelease.TightPercent).
+	loosen := memrelease.Tighten()
 	return func() {
+		loosen()
 		a.mu.Lock()
 		a.held -= need
 		a.mu.Unlock()

@@ -132,12 +132,25 @@ func (b *bleveTarget) rebuild(ctx context.Context, why string, reset bool) error
 // re-read whole (text, access fields, grants), so insert, update and
 // grant rows need no distinction; an entry that no longer exists is
 // removed. The watermark is written in the same Bleve batch.
+//
+// The entries are read in parts of at most partBytes of text (a longer
+// text alone), each analysed before the next is read, when the store
+// tells the texts' sizes: the sixteen 10 MiB texts of one
+// store_context_batch were otherwise all held while each was analysed.
 func (b *bleveTarget) Apply(ctx context.Context, ids []string, last int64) error {
-	docs, dels, err := changedDocs(ctx, b.st, ids)
+	parts, err := sizedParts(ctx, b.st, ids, partBytes)
 	if err != nil {
 		return fmt.Errorf("full-text index: %w", err)
 	}
-	if err := b.ix.Apply(ctx, docsOf(docs), dels, last); err != nil {
+	err = b.ix.ApplyRead(ctx, len(parts), func(ctx context.Context, p int) ([]index.Doc, []string, error) {
+		docs, dels, err := changedDocs(ctx, b.st, parts[p])
+		if err != nil {
+			return nil, nil, fmt.Errorf("full-text index: %w", err)
+		}
+		releaseLarge(ctx, b.st, docs)
+		return docsOf(docs), dels, nil
+	}, last)
+	if err != nil {
 		return err
 	}
 	b.changed.Add(int64(len(ids)))

@@ -322,6 +322,17 @@ func (s suite) entriesIndexSource(t *testing.T) {
 			}
 		}
 	}
+	// TextSizes (how the full-text index cuts a change into parts it
+	// reads one at a time): the bytes of each existing entry's text.
+	ts, ok := st.(interface {
+		TextSizes(ctx context.Context, ids []string) (map[string]int, error)
+	})
+	if !ok {
+		t.Fatalf("%T has no TextSizes", st)
+	}
+	if sizes, err := ts.TextSizes(ctx, IDs(8, 6, 4, 99)); err != nil || len(sizes) != 3 || sizes[ID(4)] != len("entry 4") || sizes[ID(6)] != len(byID[ID(6)].Text) {
+		t.Fatalf("text sizes = %v, %v", sizes, err)
+	}
 	for _, scan := range []struct {
 		name string
 		fn   func(ctx context.Context, afterID string, limit int) ([]persist.IndexDoc, error)

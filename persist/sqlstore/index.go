@@ -141,3 +141,32 @@ func (r Reader) IDs(ctx context.Context, b *Builder) ([]string, error) {
 	}
 	return out, err
 }
+
+// TextSizes returns the size in bytes of the text of each entry among ids
+// that exists, without access restriction: how the full-text index cuts a
+// change-log batch into parts it reads one at a time, so sixteen texts of
+// 10 MiB are not all in memory while each is analysed. On SQLite
+// octet_length reads the size from the record header, not the text.
+func (r Reader) TextSizes(ctx context.Context, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	b := NewBuilder(r.D)
+	b.W("SELECT e.id, octet_length(e.text_content) FROM context_entries e WHERE ").IsIn("e.id", ids)
+	err := r.each(ctx, b, func(rows Rows) error {
+		var (
+			id string
+			n  int
+		)
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		out[id] = n
+		return nil
+	})
+	if err != nil {
+		return nil, r.D.Wrap("read text sizes", err)
+	}
+	return out, nil
+}
