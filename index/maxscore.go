@@ -31,17 +31,28 @@ package index
 // leg's CPU fell to 1.9 ms a query in the same profile and the 100k
 // hybrid median to 0.87× and 0.66× of before (docs/benchmarks.md,
 // "Copies of one paragraph and the hybrid median").
+//
+// A query word the analyzer splits ("os.File", "don't", "_gen/AMD64")
+// is a phrase inside the disjunction; such queries, a quarter of the
+// bench's hybrid ones, took the exhaustive walk, whose full-text leg ran
+// 2-3× as long as the MaxScore ones (16 of the 100 at 100k: 3.6-8.9 ms
+// against a median of 1.0 ms). A phrase now takes part as a cursor over
+// its matches, which Bleve's own phrase searcher finds as it does inside
+// the exhaustive walk's disjunction: it makes documents candidates and
+// scores nothing (its words are units, which score), so its bound is 0
+// (see selectMaxScore). The phrase queries' leg fell to 1.5-2.8 ms.
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/contextd/contextd/index/bm25"
 )
@@ -50,12 +61,17 @@ import (
 // when its bound times 1+boundMargin is below θ.
 const boundMargin = 1e-9
 
-// msPlan is a disjunction of terms over an allowed set, ready for MaxScore.
+// msPlan is a disjunction of terms and phrases over an allowed set, ready
+// for MaxScore.
 type msPlan struct {
 	aq *allowedQuery
 	// gen are the disjunction's terms (they make a document a match);
 	// every one is a single-term unit.
 	gen []string
+	// phrases are the disjunction's phrases (a query word the analyzer
+	// splits, "os.File", is one): each makes a document a match without
+	// scoring itself, its words are units.
+	phrases []query.Query
 }
 
 // maxScorePlan returns the MaxScore plan of sel when it applies: sel is
@@ -70,11 +86,8 @@ func (ix *Index) maxScorePlan(sel query.Query, units []scoreUnit) *msPlan {
 	if !ok || aq.allowed.GetCardinality() <= skipMax {
 		return nil
 	}
-	gen := disjunctTerms(aq.inner)
-	if t, ok := aq.inner.(*query.TermQuery); ok && t.FieldVal == fieldText {
-		gen = []string{t.Term}
-	}
-	if len(gen) == 0 {
+	gen, phrases := disjuncts(aq.inner)
+	if len(gen) == 0 && len(phrases) == 0 {
 		return nil
 	}
 	for _, u := range units {
@@ -87,7 +100,40 @@ func (ix *Index) maxScorePlan(sel query.Query, units []scoreUnit) *msPlan {
 			return nil
 		}
 	}
-	return &msPlan{aq: aq, gen: gen}
+	return &msPlan{aq: aq, gen: gen, phrases: phrases}
+}
+
+// disjuncts returns the terms and the phrases of q when it is a term or a
+// phrase on the text field or a disjunction of them; nil, nil for any
+// other shape (conjunctions, negations and prefixes are selected as
+// written).
+func disjuncts(q query.Query) (terms []string, phrases []query.Query) {
+	kids := []query.Query{q}
+	if d, ok := q.(*query.DisjunctionQuery); ok {
+		if d.Min > 1 {
+			return nil, nil
+		}
+		kids = d.Disjuncts
+	}
+	for _, c := range kids {
+		switch c := c.(type) {
+		case *query.TermQuery:
+			if c.FieldVal != fieldText {
+				return nil, nil
+			}
+			if !slices.Contains(terms, c.Term) {
+				terms = append(terms, c.Term)
+			}
+		case *query.MatchPhraseQuery:
+			if c.FieldVal != fieldText {
+				return nil, nil
+			}
+			phrases = append(phrases, c)
+		default:
+			return nil, nil
+		}
+	}
+	return terms, phrases
 }
 
 // msTerm is one unit's cursor in the current segment.
@@ -101,6 +147,13 @@ type msTerm struct {
 	cur   uint64 // the current local document; noDoc past the end
 	freq  uint64
 	norm  float64
+	// A phrase's cursor walks its matches (global document numbers,
+	// ascending) instead of postings: docs[at] is the current one, base
+	// and end the current segment's numbers.
+	phrase       bool
+	docs         []uint64
+	at           int
+	base, segEnd uint64
 }
 
 const noDoc = math.MaxUint64
@@ -123,10 +176,55 @@ func (t *msTerm) set(p segment.Posting, err error) error {
 }
 
 // next moves t to its next document.
-func (t *msTerm) next() error { return t.set(t.it.Next()) }
+func (t *msTerm) next() error {
+	if t.phrase {
+		t.at++
+		t.settle()
+		return nil
+	}
+	return t.set(t.it.Next())
+}
 
 // seek moves t to its first document at or after d.
-func (t *msTerm) seek(d uint64) error { return t.set(t.it.Advance(d)) }
+func (t *msTerm) seek(d uint64) error {
+	if t.phrase {
+		g := t.base + d
+		t.at += sort.Search(len(t.docs)-t.at, func(i int) bool { return t.docs[t.at+i] >= g })
+		t.settle()
+		return nil
+	}
+	return t.set(t.it.Advance(d))
+}
+
+// enter places a phrase's cursor on its first match in the segment of
+// global numbers [base, end).
+func (t *msTerm) enter(base, end uint64) {
+	t.base, t.segEnd = base, end
+	for t.at < len(t.docs) && t.docs[t.at] < base {
+		t.at++
+	}
+	t.settle()
+}
+
+// settle sets a phrase's current local document from docs[at].
+func (t *msTerm) settle() {
+	t.cur = noDoc
+	if t.at < len(t.docs) && t.docs[t.at] < t.segEnd {
+		t.cur = t.docs[t.at] - t.base
+	}
+}
+
+// phraseMatches are the global numbers of the documents of r matching q,
+// ascending: Bleve's own phrase searcher decides what matches, as it does
+// inside the exhaustive walk's disjunction.
+func (ix *Index) phraseMatches(ctx context.Context, q query.Query, r bindex.IndexReader) ([]uint64, error) {
+	var out []uint64
+	err := ix.eachMatch(ctx, q, r, func(n uint64) error {
+		out = append(out, n)
+		return nil
+	})
+	return out, err
+}
 
 // selectMaxScore is selectExact for a MaxScore plan; floor, when above 0,
 // is a score the depth-th best match is known to reach (a previous
@@ -146,6 +244,17 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 			t.bound = t.idf * bm25.MaxTF * (1 + boundMargin)
 		}
 		ts = append(ts, t)
+	}
+	// A phrase scores nothing itself (its words are units): its bound is
+	// 0, so it is essential only while the terms that only score cannot
+	// together reach θ, and a document holding only the words of
+	// non-essential phrases and terms scores at most their summed bounds.
+	for _, pq := range plan.phrases {
+		docs, err := ix.phraseMatches(ctx, pq, st.r)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, docs: docs})
 	}
 	slices.SortStableFunc(ts, func(a, b msTerm) int {
 		switch {
@@ -178,7 +287,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	avgdl := st.avgdl()
 
 	segs := snap.Segments()
-	kept := make(exactHeap, 0, depth)
+	kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
 	total, steps, skipped := 0, 0, 0
 	// theta is the score a candidate must reach, ess the first essential
 	// term; both only grow.
@@ -208,6 +317,10 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 		for i := range ts {
 			t := &ts[i]
 			t.cur = noDoc
+			if t.phrase {
+				t.enter(base, offset)
+				continue
+			}
 			pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
 			if err != nil {
 				return nil, fmt.Errorf("index: %w", err)
@@ -257,7 +370,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 				continue
 			}
 			total++
-			full := len(kept) >= depth
+			full := kept.full()
 			skip := false
 			for i := ess - 1; i >= 0; i-- {
 				if (known+ub[i])*(1+boundMargin) < theta {
@@ -287,24 +400,12 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 				skipped++
 				continue
 			}
-			n := base + d
-			h := exactHit{doc: n, score: score}
-			if !full {
-				h.id, _ = ix.cat.ID(o)
-				heap.Push(&kept, h)
-			} else {
-				if score < kept[0].score {
-					continue
-				}
-				h.id, _ = ix.cat.ID(o)
-				if !worse(kept[0], h) {
-					continue
-				}
-				kept[0] = h
-				heap.Fix(&kept, 0)
+			if full && score < kept.worst() {
+				continue
 			}
-			if len(kept) >= depth && kept[0].score > theta {
-				theta = kept[0].score
+			kept.add(exactHit{doc: base + d, score: score, ord: o})
+			if kept.full() && kept.worst() > theta {
+				theta = kept.worst()
 				raise()
 			}
 		}
@@ -312,5 +413,5 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	if maxScoreVisit != nil {
 		maxScoreVisit(total-skipped, skipped)
 	}
-	return ix.exactResult(ctx, sel, kept, total, locations)
+	return ix.exactResult(ctx, sel, kept.kept(), total, locations)
 }

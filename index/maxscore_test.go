@@ -12,8 +12,9 @@ import (
 // TestMaxScoreMatchesExhaustive: the MaxScore selection (maxscore.go)
 // ranks bit for bit as the exhaustive walk (exact.go, noMaxScore) over
 // several segments, deletions and updates, a caller who reads part of
-// the collection, a thread filter, term pruning on and off, and depths
-// from 1 to past the matches; and it does skip candidates.
+// the collection, a thread filter, term pruning on and off, phrases among
+// the terms (quoted, or a word the analyzer splits) and depths from 1 to
+// past the matches; and it does skip candidates.
 func TestMaxScoreMatchesExhaustive(t *testing.T) {
 	ctx := context.Background()
 	ix, err := Open(Options{})
@@ -64,11 +65,19 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 	scoredN, skippedN := 0, 0
 	maxScoreVisit = func(s, k int) { scoredN += s; skippedN += k }
 	defer func() { maxScoreVisit = nil }()
-	used := 0
-	for n := range 60 {
+	used, usedPhrases := 0, 0
+	for n := range 90 {
 		var terms []string
+		phrased := false
 		for range 1 + rng.IntN(6) {
-			terms = append(terms, `"`+words[rng.IntN(len(words))]+`"`)
+			w := words[rng.IntN(len(words))]
+			switch rng.IntN(5) {
+			case 0: // a phrase, as a word the analyzer splits becomes
+				w, phrased = w+"."+words[rng.IntN(len(words))], true
+			case 1:
+				w, phrased = w+" "+words[min(len(words)-1, int(rng.ExpFloat64()*3))], true
+			}
+			terms = append(terms, `"`+w+`"`)
 		}
 		q := Query{Text: strings.Join(terms, " OR "), Mode: "boolean", Access: Access{Principal: "p"},
 			Size: []int{1, 3, 10, 50, 200, 5000}[n%6]}
@@ -95,6 +104,9 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 			}
 			if scoredN+skippedN > before {
 				used++
+				if phrased {
+					usedPhrases++
+				}
 			}
 			if scored(got) != scored(want) {
 				t.Fatalf("%s (size %d, prune %v): MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q.Text, q.Size, prune, scored(got), scored(want))
@@ -102,8 +114,8 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 		}
 	}
 	ix.noPrune = false
-	if used == 0 || skippedN == 0 {
-		t.Fatalf("MaxScore ran in %d searches and skipped %d of %d candidates: the test does not exercise it", used, skippedN, scoredN+skippedN)
+	if used == 0 || usedPhrases == 0 || skippedN == 0 {
+		t.Fatalf("MaxScore ran in %d searches (%d with phrases) and skipped %d of %d candidates: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN)
 	}
-	t.Logf("MaxScore ran in %d searches, skipped %d of %d candidates", used, skippedN, scoredN+skippedN)
+	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates", used, usedPhrases, skippedN, scoredN+skippedN)
 }
