@@ -101,6 +101,21 @@ func (r Reader) indexDocs(ctx context.Context, b *Builder, access bool) ([]persi
 func (r Reader) nodeCounts(ctx context.Context, out []persist.IndexDoc, pos map[string]int, ids []string) error {
 	b := NewBuilder(r.D)
 	b.W("SELECT context_entry_id, count(*) FROM context_index_nodes WHERE ").IsIn("context_entry_id", ids).W(" GROUP BY context_entry_id")
+	counts, err := r.idInts(ctx, b)
+	if err != nil {
+		return r.D.Wrap("read index node counts", err)
+	}
+	for id, n := range counts {
+		if i, ok := pos[id]; ok {
+			out[i].NodeCount = n
+		}
+	}
+	return nil
+}
+
+// idInts runs b, which selects an id and an integer, into a map.
+func (r Reader) idInts(ctx context.Context, b *Builder) (map[string]int, error) {
+	out := map[string]int{}
 	err := r.each(ctx, b, func(rows Rows) error {
 		var (
 			id string
@@ -109,15 +124,10 @@ func (r Reader) nodeCounts(ctx context.Context, out []persist.IndexDoc, pos map[
 		if err := rows.Scan(&id, &n); err != nil {
 			return err
 		}
-		if i, ok := pos[id]; ok {
-			out[i].NodeCount = n
-		}
+		out[id] = n
 		return nil
 	})
-	if err != nil {
-		return r.D.Wrap("read index node counts", err)
-	}
-	return nil
+	return out, err
 }
 
 // FilterIDsSQL builds the statement of FilterIDs: the ids of the readable
@@ -148,23 +158,12 @@ func (r Reader) IDs(ctx context.Context, b *Builder) ([]string, error) {
 // 10 MiB are not all in memory while each is analysed. On SQLite
 // octet_length reads the size from the record header, not the text.
 func (r Reader) TextSizes(ctx context.Context, ids []string) (map[string]int, error) {
-	out := make(map[string]int, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
 	b := NewBuilder(r.D)
 	b.W("SELECT e.id, octet_length(e.text_content) FROM context_entries e WHERE ").IsIn("e.id", ids)
-	err := r.each(ctx, b, func(rows Rows) error {
-		var (
-			id string
-			n  int
-		)
-		if err := rows.Scan(&id, &n); err != nil {
-			return err
-		}
-		out[id] = n
-		return nil
-	})
+	out, err := r.idInts(ctx, b)
 	if err != nil {
 		return nil, r.D.Wrap("read text sizes", err)
 	}
