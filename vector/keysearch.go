@@ -3,6 +3,7 @@ package vector
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // SearchKeys returns the k nearest of the given keys to q by exact
@@ -32,24 +33,31 @@ func (ix *Index) SearchKeys(ctx context.Context, q []float32, k int, keys []uint
 	if ix.quant != nil && ix.vecs != nil {
 		kk = k * ix.o.Overfetch
 	}
-	h := make(keyHeap, 0, min(kk, len(keys))+1)
-	for _, key := range keys {
+	// Candidates are numbered by their key's place in ascending order, so
+	// the result heap's tie on number is the tie on key (the shared heap
+	// of heap.go, whose ties go by number).
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	nodes := make([]uint32, 0, len(sorted))
+	h := make(maxHeap, 0, min(kk, len(sorted))+1)
+	for _, key := range sorted {
 		id, ok := ix.byKey.get(ix.keys, key)
 		if !ok {
 			continue
 		}
-		c := keyCand{cand{z.dist(id), id}, key}
+		c := cand{z.dist(id), uint32(len(nodes))}
+		nodes = append(nodes, id)
 		switch {
 		case len(h) < kk:
 			h.push(c)
 		case c.less(h[0]):
-			h[0] = c
-			h.down(0)
+			h.pop()
+			h.push(c)
 		}
 	}
 	cs := make([]cand, len(h))
 	for i := range h {
-		cs[i] = h[i].cand
+		cs[i] = cand{h[i].d, nodes[h[i].id]}
 	}
 	res := ix.hits(ix.rerank(s.q, cs)) // sorted by distance, then key
 	return res[:min(k, len(res))], nil
@@ -75,53 +83,6 @@ func (ix *Index) queryScratch(q []float32) *searchScratch {
 		normalize(s.q)
 	}
 	return s
-}
-
-// keyCand is a candidate ordered by distance, then key.
-type keyCand struct {
-	cand
-	key uint64
-}
-
-func (a keyCand) less(b keyCand) bool {
-	if a.d != b.d {
-		return a.d < b.d
-	}
-	return a.key < b.key
-}
-
-// keyHeap keeps the nearest candidates with the farthest on top.
-type keyHeap []keyCand
-
-func (h *keyHeap) push(c keyCand) {
-	*h = append(*h, c)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s[p].less(s[i]) {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
-}
-
-// down restores the heap below i after its element got nearer.
-func (h keyHeap) down(i int) {
-	for {
-		far, l := i, 2*i+1
-		if l < len(h) && h[far].less(h[l]) {
-			far = l
-		}
-		if r := l + 1; r < len(h) && h[far].less(h[r]) {
-			far = r
-		}
-		if far == i {
-			return
-		}
-		h[i], h[far] = h[far], h[i]
-		i = far
-	}
 }
 
 // Items returns the live keys among keys in the form AddBatch takes, in
