@@ -16,16 +16,20 @@ const benchUsage = `usage: contextd bench [--size N] [--markdown|--json] [-data 
        contextd bench --load [--clients N] [--duration D] [--size N] [--backend B] [--json] [--json-file F]
 
 Builds a fresh database in a temporary folder from a real corpus (Cranfield
-from DIR when the size fits in its 1,400 documents, else the doc comments
-of the Go source tree at $GOROOT/src), and measures through the in-process
-MCP client, for SEARCH_BACKEND=in-process and native side by side: store
-throughput, search_context with each filter, fts_search_context,
-semantic_search_context, hybrid_search_context and grep_context (median
-and p99), start-up with and without index snapshots, and memory (RSS, Go
-heap by component). The rest of the configuration comes from the
-environment, as for the server. Progress goes to stderr.
+from DIR when the size fits in its 1,400 documents, else the doc-comment
+paragraphs of the Go source tree at $GOROOT/src, about 107k; above them,
+up to 10M entries, entries of 2-5 of the tree's sentences composed
+deterministically, reported as go-doc-comments+composed), and measures
+through the in-process MCP client, for SEARCH_BACKEND=in-process and
+native side by side: store throughput, search_context with each filter,
+fts_search_context, semantic_search_context, hybrid_search_context and
+grep_context (median and p99), start-up with and without index
+snapshots, and memory (RSS, Go heap by component). The rest of the
+configuration comes from the environment, as for the server. Progress
+goes to stderr.
 
-  --size N      entries (default 1000; 10000 and 100000 are the README's)
+  --size N      entries (default 1000; 10000 and 100000 are the README's,
+                1000000 the acceptance targets'; at most 10000000)
   --markdown    print Markdown tables (the default; what docs/benchmarks.md
                 records)
   --json        print JSON instead of Markdown tables

@@ -136,22 +136,25 @@ func TestLoadCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "cranfield" || len(c.Texts) != 2 || c.Texts[0] != "experimental investigation of the aerodynamics of a wing ." || c.Texts[1] != "simple shear flow past a flat plate ." {
-		t.Fatalf("got %s %q", c.Name, c.Texts)
+	if c.Name != "cranfield" || c.Len() != 2 || c.Composed() != 0 || c.Text(0) != "experimental investigation of the aerodynamics of a wing ." || c.Text(1) != "simple shear flow past a flat plate ." {
+		t.Fatalf("got %s %q %q", c.Name, c.Text(0), c.Text(1))
 	}
 	// More entries than Cranfield holds: the Go doc comments.
 	c, err = LoadCorpus(dir, 3)
 	if err != nil {
 		t.Skipf("no Go source tree: %v", err)
 	}
-	if c.Name != "go-doc-comments" || len(c.Texts) != 3 {
-		t.Fatalf("got %s with %d texts", c.Name, len(c.Texts))
+	if c.Name != "go-doc-comments" || c.Len() != 3 || c.Composed() != 0 {
+		t.Fatalf("got %s with %d texts, %d composed", c.Name, c.Len(), c.Composed())
 	}
 	if _, err := LoadCorpus(dir, 0); err == nil {
 		t.Error("size 0 accepted")
 	}
-	if _, err := LoadCorpus(dir, 50_000_000); !errors.Is(err, ErrNoCorpus) || !strings.Contains(err.Error(), "fewer than 50000000") {
-		t.Errorf("a size beyond every corpus: %v", err)
+	// Beyond MaxSize, refused before the tree is read.
+	for _, size := range []int{MaxSize + 1, 50_000_000} {
+		if _, err := LoadCorpus(dir, size); !errors.Is(err, ErrNoCorpus) || !strings.Contains(err.Error(), fmt.Sprintf("fewer than %d", size)) {
+			t.Errorf("a size beyond MaxSize: %v", err)
+		}
 	}
 }
 

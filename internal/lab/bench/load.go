@@ -181,7 +181,7 @@ func runLoad(ctx context.Context, opt LoadOptions, backend string, iss *loadtest
 	}()
 	url := "http://" + ln.Addr().String()
 	if corpus != nil {
-		fmt.Fprintf(opt.Progress, "bench: %s: storing %d entries as another principal\n", backend, len(corpus.Texts))
+		fmt.Fprintf(opt.Progress, "bench: %s: storing %d entries as another principal\n", backend, corpus.Len())
 		if err := prefill(ctx, url, iss, corpus); err != nil {
 			return nil, err
 		}
@@ -207,10 +207,10 @@ func prefill(ctx context.Context, url string, iss *loadtest.Issuer, corpus *Corp
 		return fmt.Errorf("prefill: %w", err)
 	}
 	defer c.Close()
-	for i := 0; i < len(corpus.Texts); i += batchSize {
+	for i := 0; i < corpus.Len(); i += batchSize {
 		entries := make([]any, 0, batchSize)
-		for j := i; j < min(i+batchSize, len(corpus.Texts)); j++ {
-			entries = append(entries, Entry(j, corpus.Texts[j]))
+		for j := i; j < min(i+batchSize, corpus.Len()); j++ {
+			entries = append(entries, Entry(j, corpus.Text(j)))
 		}
 		m, toolErr, err := c.Call(ctx, "store_context_batch", loadtest.M{"entries": entries})
 		if err == nil && toolErr != "" {

@@ -17,10 +17,10 @@ type queries struct {
 
 var wordRe = regexp.MustCompile(`\pL{4,}`)
 
-func makeQueries(texts []string, n int) queries {
+func makeQueries(c *Corpus, n int) queries {
 	var q queries
 	for i := range n {
-		t := texts[i*len(texts)/n]
+		t := c.Text(i * c.Len() / n)
 		words := wordRe.FindAllString(t, -1)
 		if len(words) == 0 {
 			words = []string{"the"}

@@ -78,7 +78,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep := newReport(opt, corpus)
-	w := &workload{opt: opt, corpus: corpus, size: len(corpus.Texts), queries: makeQueries(corpus.Texts, opt.Queries)}
+	w := &workload{opt: opt, corpus: corpus, size: corpus.Len(), queries: makeQueries(corpus, opt.Queries)}
 	for _, b := range opt.Backends {
 		if err := w.runBackend(ctx, b, rep); err != nil {
 			return nil, fmt.Errorf("%s: %w", b, err)
@@ -96,7 +96,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 // workload is one run's corpus and queries.
 type workload struct {
 	opt     Options
-	corpus  *Corpus // its Texts are dropped once stored (nil: read again)
+	corpus  *Corpus // dropped once stored (read again for the next backend)
 	size    int
 	queries queries
 	mid     time.Time // a time between the stores of the two halves
@@ -236,20 +236,21 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 	}
 	defer func() { h.close() }()
 	idle := func() (Memory, error) { return measureMemory(ctx, h.eng.Persist()) }
-	if w.corpus.Texts == nil { // the previous backend dropped it
+	if !w.corpus.Loaded() { // the previous backend dropped it
 		c, err := LoadCorpus(w.opt.DataDir, w.opt.Size)
 		if err != nil {
 			return err
 		}
-		w.corpus.Texts = c.Texts
+		w.corpus = c
 	}
 	if err := w.store(ctx, h, backend, rep); err != nil {
 		return err
 	}
 	// The server in this process does not hold the corpus; the bench does
 	// not either while it measures memory (the Go tree's paragraphs were
-	// about 20 MiB of the heap at 100k entries).
-	w.corpus.Texts = nil
+	// about 20 MiB of the heap at 100k entries; above them, the sentence
+	// pool the composed entries are made from).
+	w.corpus.Drop()
 	if err := rep.memory(backend, "after loading", idle); err != nil {
 		return err
 	}
@@ -355,7 +356,7 @@ func (w *workload) otherReranking(ctx context.Context, dir, backend string, rep 
 // throughput acknowledged and searchable (both in-process indexes caught
 // up).
 func (w *workload) store(ctx context.Context, h *handle, backend string, rep *Report) error {
-	n := len(w.corpus.Texts)
+	n := w.corpus.Len()
 	w.progress("%s: storing %d entries", backend, n)
 	t0 := time.Now()
 	for i := 0; i < n; i += batchSize {
@@ -364,7 +365,7 @@ func (w *workload) store(ctx context.Context, h *handle, backend string, rep *Re
 		}
 		entries := make([]any, 0, batchSize)
 		for j := i; j < min(i+batchSize, n); j++ {
-			entries = append(entries, Entry(j, w.corpus.Texts[j]))
+			entries = append(entries, Entry(j, w.corpus.Text(j)))
 		}
 		out, err := h.call(ctx, "store_context_batch", map[string]any{"entries": entries})
 		if err != nil {

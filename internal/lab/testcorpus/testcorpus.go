@@ -94,15 +94,26 @@ func Paragraphs(max int) ([]string, error) { return ReadParagraphs(max) }
 // memory of the server in its own process, which must not hold the
 // corpus).
 func ReadParagraphs(max int) ([]string, error) {
+	out, err := ReadParagraphsUpTo(max)
+	if err == nil && len(out) < max {
+		return nil, fmt.Errorf("the Go source tree holds %d doc paragraphs, fewer than %d", len(out), max)
+	}
+	return out, err
+}
+
+// ReadParagraphsUpTo is ReadParagraphs without the error when the tree
+// holds fewer than max: then it returns all of them (the whole tree
+// walked once, for a caller that extends them, as contextd bench does).
+func ReadParagraphsUpTo(max int) ([]string, error) {
 	ps, err := walk(max)
 	if err != nil {
 		return nil, err
 	}
-	return firstParagraphs(ps, max) // ps and the shorter paragraphs are dropped
+	return firstParagraphs(ps, max), nil // ps and the shorter paragraphs are dropped
 }
 
-func firstParagraphs(ps []string, max int) ([]string, error) {
-	out := make([]string, 0, max)
+func firstParagraphs(ps []string, max int) []string {
+	out := make([]string, 0, min(max, len(ps)))
 	for _, p := range ps {
 		if len(out) == max {
 			break
@@ -111,10 +122,7 @@ func firstParagraphs(ps []string, max int) ([]string, error) {
 			out = append(out, p)
 		}
 	}
-	if len(out) < max {
-		return nil, fmt.Errorf("the Go source tree holds %d doc paragraphs, fewer than %d", len(out), max)
-	}
-	return out, nil
+	return out
 }
 
 var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
@@ -126,6 +134,13 @@ func Sentences() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return SentencesOf(ps), nil
+}
+
+// SentencesOf returns the distinct sentences of at least five words of
+// ps, in order. They are substrings of ps: they keep ps's text reachable
+// and add only their headers.
+func SentencesOf(ps []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -137,5 +152,5 @@ func Sentences() ([]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
