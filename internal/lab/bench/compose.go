@@ -10,7 +10,7 @@ import (
 // (about 107k of at least six words; the acceptance targets are measured
 // at 1M entries). Entry i (i at or above the paragraph count) is 2 to 5
 // distinct sentences of the pool (testcorpus.SentencesOf the paragraphs:
-// 115,083 distinct sentences of at least five words, 88 bytes on
+// 115,083 distinct sentences of at least five words, about 88 bytes on
 // average), drawn by a PCG seeded with (composeSeed, i): one sentence
 // anywhere and the others within composeWindow sentences of it in walk
 // order, so an entry stays within one file or package as a real
@@ -23,7 +23,7 @@ import (
 // median 92), but a composed entry needs two sentences to be new text
 // rather than a copy of one; 2-5 sentences give a mean of 319
 // bytes, closer to the 0.4 KB entries the acceptance targets were set
-// against than the real paragraphs are. TestComposedLength reports both
+// against than the real paragraphs are. TestLoadCorpusComposed logs both
 // means.
 const (
 	composeSeed   = 0x636f6e7465787464 // "contextd"
