@@ -17,12 +17,7 @@ package index
 // never enters it scores below the final worst score, or ties with it
 // and waits.
 
-import (
-	"slices"
-	"strings"
-
-	"github.com/contextd/contextd/index/catalog"
-)
+import "github.com/contextd/contextd/index/catalog"
 
 // msHeap is the best depth candidates seen: hits is a min-heap by score,
 // and once it is full ties holds the other candidates scoring exactly as
@@ -85,10 +80,14 @@ func (m *msHeap) add(h exactHit) {
 
 // kept returns the best depth candidates, named: those above the worst
 // score, and of those at it (in the heap or waiting) the largest ids.
+// The ties are named under one catalog lock and only the ones wanted are
+// selected (a min-heap by id): thousands of copies of a licence header
+// tie at 100k entries, and sorting them all by id cost 0.20 s of CPU in
+// 3,000 hybrid calls, naming them one lock each 0.12 s.
 func (m *msHeap) kept() exactHeap {
-	for i := range m.hits {
-		m.hits[i].id, _ = m.cat.ID(m.hits[i].ord)
-	}
+	ord := func(h *exactHit) uint32 { return h.ord }
+	set := func(h *exactHit, id string) { h.id = id }
+	catalog.Name(m.cat, m.hits, ord, set)
 	if len(m.ties) == 0 {
 		return m.hits
 	}
@@ -102,11 +101,44 @@ func (m *msHeap) kept() exactHeap {
 			at = append(at, h)
 		}
 	}
-	for i := range at {
-		if at[i].id == "" {
-			at[i].id, _ = m.cat.ID(at[i].ord)
+	catalog.Name(m.cat, at[:len(m.ties)], ord, set)
+	return append(out, largestIDs(at, m.depth-len(out))...)
+}
+
+// largestIDs returns the k hits of at with the largest ids, in no
+// particular order (the result is sorted afterwards); at is reordered.
+func largestIDs(at []exactHit, k int) []exactHit {
+	if k >= len(at) {
+		return at
+	}
+	if k <= 0 {
+		return nil
+	}
+	top := at[:k] // a min-heap by id of the largest k seen
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= k {
+				return
+			}
+			if r := c + 1; r < k && top[r].id < top[c].id {
+				c = r
+			}
+			if top[c].id >= top[i].id {
+				return
+			}
+			top[i], top[c] = top[c], top[i]
+			i = c
 		}
 	}
-	slices.SortFunc(at, func(a, b exactHit) int { return strings.Compare(b.id, a.id) })
-	return append(out, at[:m.depth-len(out)]...)
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := k; i < len(at); i++ {
+		if at[i].id > top[0].id {
+			top[0], at[i] = at[i], top[0]
+			down(0)
+		}
+	}
+	return top
 }

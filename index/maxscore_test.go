@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,87 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 		t.Fatalf("MaxScore ran in %d searches (%d with phrases) and skipped %d of %d candidates: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN)
 	}
 	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates", used, usedPhrases, skippedN, scoredN+skippedN)
+}
+
+// TestMaxScoreTiesMatchExhaustive: hundreds of copies of one text tie at
+// the heap's worst score (as licence headers do at 100k entries); the
+// MaxScore selection keeps the same copies (the largest ids) as the
+// exhaustive walk at every depth, among other texts above and below.
+func TestMaxScoreTiesMatchExhaustive(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(3, 5))
+	var docs []Doc
+	add := func(text string) {
+		docs = append(docs, Doc{ID: fmt.Sprintf("p%030x", rng.Uint64()), Text: text, Owner: "p",
+			ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(len(docs)), 0)}) // random ids: copies are not in id order
+	}
+	for i := range 900 {
+		switch i % 3 {
+		case 0:
+			add("copyright the go authors all rights reserved licence bsd")
+		case 1:
+			add(fmt.Sprintf("turbine rotor stator filler%d authors", i))
+		default:
+			add(fmt.Sprintf("filler%d filler%d go", i, i+1))
+		}
+	}
+	defer func(s uint64) { skipMax = s }(skipMax)
+	skipMax = 0                           // MaxScore runs over 900 allowed entries
+	for b := 0; b < len(docs); b += 150 { // several segments
+		if err := ix.Apply(ctx, docs[b:b+150], nil, int64(b+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, size := range []int{1, 3, 10, 50, 200, 299, 301, 700} {
+		q := Query{Text: "copyright OR authors OR rotor OR licence", Mode: "boolean", Access: Access{Principal: "p"}, Size: size}
+		ix.noMaxScore = true
+		want, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.noMaxScore = false
+		got, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scored(got) != scored(want) {
+			t.Fatalf("size %d: MaxScore differs from the exhaustive walk:\n got %s\nwant %s", size, scored(got), scored(want))
+		}
+	}
+}
+
+// TestLargestIDs: the selection among ties keeps the k largest ids, for
+// every k, against a sort.
+func TestLargestIDs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for n := range 40 {
+		at := make([]exactHit, n)
+		for i := range at {
+			at[i].id = fmt.Sprintf("%04d", rng.IntN(10_000))
+		}
+		want := make([]string, n)
+		for i := range at {
+			want[i] = at[i].id
+		}
+		slices.Sort(want)
+		slices.Reverse(want)
+		for k := -1; k <= n+1; k++ {
+			got := largestIDs(slices.Clone(at), k)
+			ids := make([]string, len(got))
+			for i, h := range got {
+				ids[i] = h.id
+			}
+			slices.Sort(ids)
+			slices.Reverse(ids)
+			w := want[:max(0, min(k, n))]
+			if !slices.Equal(ids, w) {
+				t.Fatalf("n %d k %d: got %v, want %v", n, k, ids, w)
+			}
+		}
+	}
 }

@@ -325,6 +325,18 @@ func (c *Catalog) ID(ord uint32) (string, bool) {
 	return c.slots[ord].id, true
 }
 
+// Name sets the id of each hit whose ordinal is live, under one read lock
+// (a MaxScore selection names a few hundred kept hits and their ties).
+func Name[H any](c *Catalog, hits []H, ord func(*H) uint32, set func(*H, string)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for i := range hits {
+		if o := ord(&hits[i]); int(o) < len(c.slots) && c.slots[o].live() {
+			set(&hits[i], c.slots[o].id)
+		}
+	}
+}
+
 // Len is the number of live entries.
 func (c *Catalog) Len() int {
 	c.mu.RLock()

@@ -32,6 +32,7 @@ type Store struct {
 	conn  *sql.Conn // the held connection of keep
 	cfg   settings
 	stmts *stmtCache // fixed write statements, prepared on w
+	reads *readStmts // the reader pool's statements, by text
 	// metrics counts connections and operations for PoolStats.
 	metrics metrics
 
@@ -111,7 +112,8 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err := s.r.PingContext(ctx); err != nil {
 		return fail(fmt.Errorf("sqlite: connect reader: %w", err))
 	}
-	s.reader = newReader(countingQuerier{q: s.r, m: &s.metrics}, s.r, cfg.file)
+	s.reads = newReadStmts(s.r, readCacheSize)
+	s.reader = newReader(countingQuerier{q: cachedQuerier{db: s.r, c: s.reads}, m: &s.metrics}, s.r, cfg.file)
 	s.startHealth()
 	return s, nil
 }
@@ -126,6 +128,9 @@ func (s *Store) Close() error {
 			s.stopHealth()
 		}
 		var errs []error
+		if s.reads != nil {
+			errs = append(errs, s.reads.close())
+		}
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
 		}
