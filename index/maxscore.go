@@ -47,10 +47,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -147,12 +147,11 @@ type msTerm struct {
 	cur   uint64 // the current local document; noDoc past the end
 	freq  uint64
 	norm  float64
-	// A phrase's cursor walks its matches (global document numbers,
-	// ascending) instead of postings: docs[at] is the current one, base
-	// and end the current segment's numbers.
+	// A phrase's cursor walks its matches, found by Bleve's phrase
+	// searcher as they are asked for (phraseCursor); base and segEnd are
+	// the current segment's global numbers.
 	phrase       bool
-	docs         []uint64
-	at           int
+	ph           *phraseCursor
 	base, segEnd uint64
 }
 
@@ -178,7 +177,9 @@ func (t *msTerm) set(p segment.Posting, err error) error {
 // next moves t to its next document.
 func (t *msTerm) next() error {
 	if t.phrase {
-		t.at++
+		if err := t.ph.next(); err != nil {
+			return err
+		}
 		t.settle()
 		return nil
 	}
@@ -188,8 +189,9 @@ func (t *msTerm) next() error {
 // seek moves t to its first document at or after d.
 func (t *msTerm) seek(d uint64) error {
 	if t.phrase {
-		g := t.base + d
-		t.at += sort.Search(len(t.docs)-t.at, func(i int) bool { return t.docs[t.at+i] >= g })
+		if err := t.ph.advance(t.base + d); err != nil {
+			return err
+		}
 		t.settle()
 		return nil
 	}
@@ -198,33 +200,89 @@ func (t *msTerm) seek(d uint64) error {
 
 // enter places a phrase's cursor on its first match in the segment of
 // global numbers [base, end).
-func (t *msTerm) enter(base, end uint64) {
+func (t *msTerm) enter(base, end uint64) error {
 	t.base, t.segEnd = base, end
-	for t.at < len(t.docs) && t.docs[t.at] < base {
-		t.at++
+	if err := t.ph.advance(base); err != nil {
+		return err
 	}
 	t.settle()
+	return nil
 }
 
-// settle sets a phrase's current local document from docs[at].
+// settle sets a phrase's current local document from its cursor.
 func (t *msTerm) settle() {
 	t.cur = noDoc
-	if t.at < len(t.docs) && t.docs[t.at] < t.segEnd {
-		t.cur = t.docs[t.at] - t.base
+	if g := t.ph.cur; g != noDoc && g < t.segEnd {
+		t.cur = g - t.base
 	}
 }
 
-// phraseMatches are the global numbers of the documents of r matching q,
-// ascending: Bleve's own phrase searcher decides what matches, as it does
-// inside the exhaustive walk's disjunction.
-func (ix *Index) phraseMatches(ctx context.Context, q query.Query, r bindex.IndexReader) ([]uint64, error) {
-	var out []uint64
-	err := ix.eachMatch(ctx, q, r, func(n uint64) error {
-		out = append(out, n)
-		return nil
-	})
-	return out, err
+// phraseCursor walks the matches of a phrase (global document numbers,
+// ascending) as the selection asks for them: Bleve's own phrase searcher
+// decides what matches, as it does inside the exhaustive walk's
+// disjunction. Finding every match first cost what the phrase's words
+// cost together: "it's" is the phrase "it s", and at 1M entries the
+// bench's six-word query holding it spent 99 ms in the full-text leg
+// checking positions in every entry holding both words. A phrase scores
+// nothing, so it draws candidates only while it is essential; once θ
+// passes the bounds below it, it is never advanced again.
+type phraseCursor struct {
+	ctx   context.Context
+	s     search.Searcher
+	sctx  *search.SearchContext
+	cur   uint64 // the current match, noDoc past the last
+	steps int
 }
+
+func (ix *Index) newPhraseCursor(ctx context.Context, q query.Query, r bindex.IndexReader) (*phraseCursor, error) {
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
+	p := &phraseCursor{ctx: ctx, s: s, sctx: sctx}
+	if err := p.next(); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// set records the match m (nil: past the last).
+func (p *phraseCursor) set(m *search.DocumentMatch, err error) error {
+	if err != nil {
+		return fmt.Errorf("index: search: %w", err)
+	}
+	if p.steps++; p.steps&1023 == 0 {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if m == nil {
+		p.cur = noDoc
+		return nil
+	}
+	p.cur = m.IndexInternalID.Value()
+	p.sctx.DocumentMatchPool.Put(m)
+	return nil
+}
+
+func (p *phraseCursor) next() error {
+	if p.cur == noDoc && p.steps > 0 {
+		return nil
+	}
+	return p.set(p.s.Next(p.sctx))
+}
+
+// advance moves to the first match at or after g.
+func (p *phraseCursor) advance(g uint64) error {
+	if p.cur == noDoc || p.cur >= g {
+		return nil
+	}
+	return p.set(p.s.Advance(p.sctx, bindex.NewIndexInternalID(nil, g)))
+}
+
+func (p *phraseCursor) close() error { return p.s.Close() }
 
 // selectMaxScore is selectExact for a MaxScore plan; floor, when above 0,
 // is a score the depth-th best match is known to reach (a previous
@@ -250,11 +308,12 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	// together reach θ, and a document holding only the words of
 	// non-essential phrases and terms scores at most their summed bounds.
 	for _, pq := range plan.phrases {
-		docs, err := ix.phraseMatches(ctx, pq, st.r)
+		ph, err := ix.newPhraseCursor(ctx, pq, st.r)
 		if err != nil {
 			return nil, err
 		}
-		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, docs: docs})
+		defer ph.close()
+		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph})
 	}
 	slices.SortStableFunc(ts, func(a, b msTerm) int {
 		switch {
@@ -318,7 +377,11 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 			t := &ts[i]
 			t.cur = noDoc
 			if t.phrase {
-				t.enter(base, offset)
+				if i >= ess { // a non-essential phrase is never advanced again
+					if err := t.enter(base, offset); err != nil {
+						return nil, err
+					}
+				}
 				continue
 			}
 			pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
@@ -378,6 +441,9 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 					break
 				}
 				t := &ts[i]
+				if t.phrase {
+					continue // scores nothing; never advanced once non-essential
+				}
 				if t.cur < d {
 					if err := t.seek(d); err != nil {
 						return nil, err
