@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,58 @@ func TestLanguages(t *testing.T) {
 	}
 	if _, err := Open(Options{Language: "klingon"}); err == nil {
 		t.Fatal("klingon accepted")
+	}
+}
+
+// TestSnapshotChecksums: a clean close seals the data with CRC-32C; a
+// snapshot sealed with the earlier SHA-256 checksum still opens as it is
+// (no rebuild), and one whose SHA-256 does not match is rebuilt.
+func TestSnapshotChecksums(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db.index")
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	metaPath := filepath.Join(dir, "fts.json")
+	var meta snapMeta
+	raw, _ := os.ReadFile(metaPath)
+	if err := json.Unmarshal(raw, &meta); err != nil || !strings.HasPrefix(meta.Checksum, crcPrefix) {
+		t.Fatalf("sealed checksum %q (%v), want a CRC-32C", meta.Checksum, err)
+	}
+	for _, tc := range []struct {
+		name  string
+		sum   func() string
+		fresh bool
+	}{
+		{"legacy SHA-256", func() string {
+			sum, err := checksumDir(filepath.Join(dir, "fts.bleve"), "")
+			if err != nil || len(sum) != 64 {
+				t.Fatalf("legacy checksum %q, %v", sum, err)
+			}
+			return sum
+		}, false},
+		{"legacy SHA-256 of other data", func() string { return strings.Repeat("ab", 32) }, true},
+	} {
+		meta.Checksum, meta.Clean = tc.sum(), true
+		b, _ := json.Marshal(meta)
+		if err := os.WriteFile(metaPath, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Fresh() != tc.fresh {
+			t.Fatalf("%s: fresh=%v, want %v (%s)", tc.name, ix.Fresh(), tc.fresh, ix.Note())
+		}
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

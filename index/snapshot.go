@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -68,7 +70,7 @@ func openSnapshot(dir, lang string, m mapping.IndexMapping, lockTimeout time.Dur
 	case meta.Analyzer != AnalyzerVersion:
 		note = fmt.Sprintf("the index analyzer changed from %s to %s (words split and folded as SQLite FTS5 unicode61 does)", analyzerLabel(meta.Analyzer), AnalyzerVersion)
 	case meta.Clean:
-		sum, err := checksumDir(s.data)
+		sum, err := checksumDir(s.data, meta.Checksum)
 		if err != nil || sum != meta.Checksum {
 			note = "snapshot checksum does not match its data (corrupt)"
 		}
@@ -126,7 +128,7 @@ func (s *snapshot) recreate(m mapping.IndexMapping) (bleve.Index, error) {
 
 // seal records a clean close: the watermark and the data checksum.
 func (s *snapshot) seal(watermark int64) error {
-	sum, err := checksumDir(s.data)
+	sum, err := checksumDir(s.data, crcPrefix)
 	if err != nil {
 		return fmt.Errorf("index: checksum snapshot: %w", err)
 	}
@@ -148,9 +150,19 @@ func (s *snapshot) writeMeta(m snapMeta) error {
 	return nil
 }
 
-// checksumDir is the SHA-256 of every file under dir: relative path, size
-// and content, in path order.
-func checksumDir(dir string) (string, error) {
+// crcPrefix marks a checksum of checksumDir as CRC-32C (Castagnoli).
+const crcPrefix = "crc32c:"
+
+// checksumDir is the checksum of every file under dir: relative path,
+// size and content, in path order. It is CRC-32C, written "crc32c:"
+// and eight hex digits, and SHA-256 in hex when like names a bare hex
+// digest (the snapshots sealed before 2026-12-05 are checked as they
+// were written). The checksum guards against a torn or damaged file,
+// not an adversary: CRC-32C runs in hardware at memory speed, where
+// SHA-256 of the 706 MB of a 1M-entry index took 0.44 s of CPU at every
+// start and every clean close.
+func checksumDir(dir, like string) (string, error) {
+	legacy := !strings.HasPrefix(like, crcPrefix)
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -165,7 +177,10 @@ func checksumDir(dir string) (string, error) {
 		return "", err
 	}
 	sort.Strings(files)
-	h := sha256.New()
+	var h hash.Hash = crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	if legacy {
+		h = sha256.New()
+	}
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
 		f, err := os.Open(p)
@@ -184,5 +199,8 @@ func checksumDir(dir string) (string, error) {
 			return "", err
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	if legacy {
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	return crcPrefix + hex.EncodeToString(h.Sum(nil)), nil
 }
