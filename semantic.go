@@ -3,6 +3,7 @@ package contextd
 import (
 	"context"
 	"fmt"
+	"github.com/contextd/contextd/internal/search"
 	"time"
 
 	"github.com/contextd/contextd/internal/retrieve"
@@ -18,7 +19,7 @@ func (e *Engine) openSemantic(ctx context.Context) error {
 	}
 	sm, err := retrieve.OpenSemantic(ctx, e.st, e.feed, retrieve.SemanticOptions{
 		Embedder: c.Embedder, DisableSemantic: c.DisableSemantic, DisableChunking: c.DisableChunking,
-		ChunkSize: c.ChunkSize, ChunkOverlap: c.ChunkOverlap, Backend: c.Backend, FullTextBackend: e.fts.Backend(),
+		ChunkSize: c.ChunkSize, ChunkOverlap: c.ChunkOverlap, Backend: c.Backend, FullTextBackend: search.FullTextBackend(e.cfg.FTS.Backend),
 		Dir: dir, Reembed: c.Reembed, Progress: e.progress(), Compression: c.Compression,
 		CheckModel: func(ctx context.Context) error { return e.gen.CheckModel(ctx, e.st) },
 	})

@@ -131,6 +131,9 @@ type VectorStore interface {
 	Compression(ctx context.Context) (c Compression, ok bool, err error)
 	// VectorForms counts the stored chunks by form.
 	VectorForms(ctx context.Context) (VectorForms, error)
+	// HasCodes reports whether any stored chunk holds a code: the
+	// start-up check with compression off, without counting every row.
+	HasCodes(ctx context.Context) (bool, error)
 }
 
 // VectorWriter writes the vectors of an entry inside a write transaction.

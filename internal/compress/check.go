@@ -12,6 +12,7 @@ import (
 type Store interface {
 	Compression(ctx context.Context) (persist.Compression, bool, error)
 	VectorForms(ctx context.Context) (persist.VectorForms, error)
+	HasCodes(ctx context.Context) (bool, error)
 	Write(ctx context.Context, fn func(tx persist.Tx) error) error
 }
 
@@ -27,16 +28,26 @@ func Check(ctx context.Context, st Store, c *Codec) error {
 	if err != nil {
 		return fmt.Errorf("read compression metadata: %w", err)
 	}
+	if c == nil {
+		// With compression off (the default) only the presence of a code
+		// matters; the counts are read for the message alone.
+		has, err := st.HasCodes(ctx)
+		if err != nil {
+			return fmt.Errorf("read vector forms: %w", err)
+		}
+		if !ok && !has {
+			return nil
+		}
+		f, err := st.VectorForms(ctx)
+		if err != nil {
+			return fmt.Errorf("read vector forms: %w", err)
+		}
+		return fmt.Errorf("%w: the database holds %d compressed chunk vectors (%s) but ENABLE_EMBEDDING_COMPRESSION=false; run `%s` to store them as float32, or enable compression",
+			cerrors.ErrCompressionChanged, f.Code, describeOr(rec, ok), DecompressCommand)
+	}
 	f, err := st.VectorForms(ctx)
 	if err != nil {
 		return fmt.Errorf("read vector forms: %w", err)
-	}
-	if c == nil {
-		if ok || f.Code > 0 {
-			return fmt.Errorf("%w: the database holds %d compressed chunk vectors (%s) but ENABLE_EMBEDDING_COMPRESSION=false; run `%s` to store them as float32, or enable compression",
-				cerrors.ErrCompressionChanged, f.Code, describeOr(rec, ok), DecompressCommand)
-		}
-		return nil
 	}
 	want := c.Provenance()
 	switch {

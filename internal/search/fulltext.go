@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,10 +55,7 @@ type FullText struct {
 // feed. A store that cannot serve it leaves full-text search unavailable
 // (the tool says so); an invalid configuration is an ErrInvalid error.
 func OpenFullText(ctx context.Context, st persist.Store, feed *follow.Feed, o FullTextOptions) (*FullText, error) {
-	ft := &FullText{enabled: !o.Disable, backend: o.Backend, lang: o.Language, st: st}
-	if ft.backend == "" {
-		ft.backend = InProcess
-	}
+	ft := &FullText{enabled: !o.Disable, backend: FullTextBackend(o.Backend), lang: o.Language, st: st}
 	if ft.lang == "" {
 		ft.lang = index.DefaultLanguage
 	}
@@ -166,8 +164,12 @@ func (ft *FullText) Unavailable() string { return ft.unavailable }
 
 // Backend is the SEARCH_BACKEND serving full-text search; Language its
 // FTS_LANGUAGE.
-func (ft *FullText) Backend() string  { return ft.backend }
-func (ft *FullText) Language() string { return ft.lang }
+func (ft *FullText) Backend() string { return ft.backend }
+
+// FullTextBackend is the backend a FullTextOptions.Backend of configured
+// selects: InProcess when unset.
+func FullTextBackend(configured string) string { return cmp.Or(configured, InProcess) }
+func (ft *FullText) Language() string          { return ft.lang }
 
 // Index is the in-process index, nil with another backend.
 func (ft *FullText) Index() *index.Index { return ft.ix }

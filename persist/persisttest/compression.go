@@ -38,11 +38,15 @@ func (s suite) vectorSearchCodeOnly(t *testing.T) {
 // code is a fake code of chunk n: the store keeps codes as opaque bytes.
 func code(n int) []byte { return []byte(fmt.Sprintf("TQP1-code-%d", n)) }
 
+// forms counts the chunks by form, and checks that HasCodes agrees.
 func forms(t testing.TB, st persist.Store) persist.VectorForms {
 	t.Helper()
 	f, err := st.VectorForms(context.Background())
 	if err != nil {
 		t.Fatalf("vector forms: %v", err)
+	}
+	if has, err := st.HasCodes(context.Background()); err != nil || has != (f.Code > 0) {
+		t.Fatalf("HasCodes = %v, %v with %d coded chunks", has, err, f.Code)
 	}
 	return f
 }

@@ -40,6 +40,15 @@ func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 	return f, nil
 }
 
+// HasCodes reports whether any chunk holds a code.
+func (r reader) HasCodes(ctx context.Context) (bool, error) {
+	var has bool
+	if err := r.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NOT NULL)`).Scan(&has); err != nil {
+		return false, wrap("look for vector codes", err)
+	}
+	return has, nil
+}
+
 // RewriteChunks replaces the forms of the chunks named by forms. The float32
 // vectors are checked against the dimension of their entry's metadata row.
 func (t *tx) RewriteChunks(ctx context.Context, forms []persist.ChunkForm) error {

