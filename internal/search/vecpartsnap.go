@@ -229,29 +229,40 @@ func (vi *vecIndex) adopt(lg *loadedGraphs, s *vecState, dim int, vo vector.Opti
 	p := &partition{dim: dim, vo: vo, pool: lg.pool, scopes: map[string]*vecScope{}, inGraphs: roaring.New()}
 	s.cat.Scopes(func(ord uint32, key string) {
 		if n := len(s.cm.keys(ord)); n > 0 {
-			p.enter(p.scope(key), ord, n)
+			p.enter(p.scope(key), ord, n, false)
 		}
 	})
-	inPool := 0
+	// An entry of a graph scope is in its graph or, waiting for its
+	// group (settle), in the pool.
 	for key, g := range lg.graphs {
 		sc := p.scopes[key]
-		if sc == nil || sc.chunks != g.Len() {
-			return nil, fmt.Sprintf("the graph of a scope holds %d chunks, the state snapshot another number", g.Len())
+		if sc == nil {
+			return nil, "a graph of a scope without entries"
 		}
 		p.setGraph(sc, g)
-	}
-	for _, sc := range p.scopes {
-		if sc.g == nil {
-			inPool += sc.chunks
+		for _, ord := range sc.ords.ToArray() {
+			if ks := s.cm.keys(ord); g.Contains(ks[0]) {
+				sc.gords.Add(ord)
+				sc.gchunks += len(ks)
+				p.inGraphs.Add(ord)
+			}
 		}
+		if sc.gchunks != g.Len() {
+			return nil, fmt.Sprintf("the graph of a scope holds %d chunks, the state snapshot %d", g.Len(), sc.gchunks)
+		}
+	}
+	inPool := 0
+	for _, sc := range p.scopes {
+		inPool += sc.chunks - sc.gchunks
 	}
 	if inPool != p.pool.Len() {
 		return nil, fmt.Sprintf("the pool holds %d chunks, the state snapshot %d", p.pool.Len(), inPool)
 	}
 	for _, sc := range p.scopes {
-		ix := p.index(sc)
 		for it := sc.ords.Iterator(); it.HasNext(); {
-			for _, k := range s.cm.keys(it.Next()) {
+			ord := it.Next()
+			ix := p.index(sc, ord)
+			for _, k := range s.cm.keys(ord) {
 				if !ix.Contains(k) {
 					return nil, fmt.Sprintf("chunk %d is not in its scope's index", k)
 				}
