@@ -52,11 +52,12 @@ type Config struct {
 	Storage persist.OpenConfig
 	// IndexPath is the path prefix of the in-process index snapshots
 	// (<IndexPath>.index for full text, <IndexPath>.vectors for vectors),
-	// for any store. Default: the database file when Open opens a
-	// file-backed store; otherwise empty, which keeps no snapshots (the
-	// indexes are rebuilt from SQL at each start, the full-text one in a
-	// temporary directory). FTS.IndexDir and Embedding.IndexDir override
-	// it per index.
+	// for any store. Default when Open opens the store: the database
+	// file, or for a server database a folder under
+	// ~/.mcp/contextd-index named from its URL (search.SnapshotPrefix);
+	// empty (a Store given, or in memory) keeps no snapshots: the indexes
+	// are rebuilt from SQL at each start, the full-text one in a temporary
+	// directory. FTS.IndexDir and Embedding.IndexDir override it per index.
 	IndexPath string
 
 	// DefaultVisibility applies when a store names none (default private).
@@ -241,8 +242,8 @@ func (e *Engine) openStore(ctx context.Context) error {
 		return fmt.Errorf("open database: %w", err)
 	}
 	e.st, e.ownsSt = st, true
-	if e.indexPath == "" && oc.Path != "" && oc.Path != ":memory:" {
-		e.indexPath = oc.Path
+	if e.indexPath == "" {
+		e.indexPath = search.SnapshotPrefix(oc.Path, oc.URL, oc.Options)
 	}
 	return nil
 }

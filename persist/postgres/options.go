@@ -69,6 +69,11 @@ type Options struct {
 	RLS bool
 }
 
+// Identity names the part of the database the options select, for the
+// folder of the in-process index snapshots (search.SnapshotPrefix): the
+// schema, since two schemas of one database are two stores.
+func (o Options) Identity() string { return o.Schema }
+
 // Defaults of the POSTGRESQL_* settings (the reference's).
 const (
 	defaultSchema           = "public"

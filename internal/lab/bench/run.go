@@ -197,6 +197,10 @@ func serverConfig(lookup func(string) (string, bool), dir, backend string, over 
 	if err != nil {
 		return cfg, fmt.Errorf("configuration: %w", err)
 	}
+	// The snapshots stay in the bench's folder with every store (a
+	// server database's default is under ~/.mcp), where the start-up
+	// measurement without them removes them.
+	cfg.Engine.IndexPath = db
 	cfg.Engine.FTS.Progress = io.Discard
 	cfg.Server.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.Server.Version = contextd.Version
