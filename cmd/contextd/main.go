@@ -136,12 +136,6 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 	return exitOK, false
 }
 
-// memoryReleaser is a store that can return the memory its idle
-// connections hold (persist/sqlite).
-type memoryReleaser interface {
-	ReleaseMemory(ctx context.Context) error
-}
-
 // serve runs the MCP server of the environment's configuration.
 func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := setup.FromEnv(lookupEnv)
@@ -182,10 +176,8 @@ func serve(ctx context.Context, lookupEnv func(string) (string, bool), stdin io.
 	// Return a burst's memory once the process goes quiet again.
 	relCtx, stopRelease := context.WithCancel(ctx)
 	defer stopRelease()
-	rel := memrelease.Releaser{Logger: cfg.Server.Logger}
-	if st, ok := eng.Persist().(memoryReleaser); ok {
-		rel.Trim = st.ReleaseMemory // SQLite's page caches and file maps
-	}
+	// Trim: SQLite's page caches and file maps, the full-text segments' pages.
+	rel := memrelease.Releaser{Logger: cfg.Server.Logger, Trim: eng.ReleaseMemory}
 	go rel.Run(relCtx)
 	if cfg.Transport == "http" {
 		fmt.Fprintf(stderr, "contextd %s: serving MCP on http://%s%s (auth %s); database %s (%s); %d tools\n",

@@ -25,6 +25,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -147,6 +148,23 @@ func sizedParts(ctx context.Context, src persist.IndexSource, ids []string, limi
 // (persist/sqlite: its page caches and the mapped database file).
 type releaser interface {
 	ReleaseMemory(ctx context.Context) error
+}
+
+// ReleaseMemory returns what an idle engine holds outside the Go heap:
+// the store's page caches and maps (when it has them) and the pages of
+// the full-text index's segment files (index.ReleaseMapped; ft may be
+// nil or out of process). Both keep working: what a later call touches is
+// faulted back in from the kernel's page cache.
+func ReleaseMemory(ctx context.Context, st any, ft *FullText) error {
+	var errs []error
+	if r, ok := st.(releaser); ok {
+		errs = append(errs, r.ReleaseMemory(ctx))
+	}
+	if ft != nil && ft.ix != nil {
+		_, err := ft.ix.ReleaseMapped()
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // releaseLarge hands back the store's mapped pages after a read of at

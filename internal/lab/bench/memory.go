@@ -51,15 +51,16 @@ var components = []struct{ prefix, name string }{
 	{"github.com/mark3labs/mcp-go/", "MCP (mcp-go)"},
 }
 
-// memoryReleaser is a store that returns what its idle connections hold
-// (persist/sqlite: page caches and the database file's map).
+// memoryReleaser is the engine: it returns what it holds outside the Go
+// heap when idle (SQLite's page caches and file map, the full-text
+// index's mapped segment pages).
 type memoryReleaser interface {
 	ReleaseMemory(ctx context.Context) error
 }
 
 // measureMemory does what the idle server does (internal/memrelease: the
-// store's ReleaseMemory, a collection, free pages returned to the system)
-// and reads the process's memory. store is the engine's.
+// engine's ReleaseMemory, a collection, free pages returned to the system)
+// and reads the process's memory. store is the engine.
 func measureMemory(ctx context.Context, store any) (Memory, error) {
 	if r, ok := store.(memoryReleaser); ok {
 		if err := r.ReleaseMemory(ctx); err != nil {

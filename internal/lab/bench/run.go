@@ -239,7 +239,7 @@ func (w *workload) runBackend(ctx context.Context, backend string, rep *Report) 
 		return err
 	}
 	defer func() { h.close() }()
-	idle := func() (Memory, error) { return measureMemory(ctx, h.eng.Persist()) }
+	idle := func() (Memory, error) { return measureMemory(ctx, h.eng) }
 	if !w.corpus.Loaded() { // the previous backend dropped it
 		c, err := LoadCorpus(w.opt.DataDir, w.opt.Size)
 		if err != nil {

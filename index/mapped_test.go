@@ -1,0 +1,66 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/contextd/contextd/index/snapfmt"
+)
+
+// TestReleaseMapped: after a restart the index searches its segment
+// files through their maps; releasing their pages covers those maps and
+// leaves every answer as it was.
+func TestReleaseMapped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db.index")
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
+		t.Fatal(err)
+	}
+	seq, data, err := ix.CatalogSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.SaveCatalog(snapfmt.Mark{Seq: seq}, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, why, err := ix.OpenCatalog(func(snapfmt.Mark) (string, error) { return "", nil }); err != nil || why != "" {
+		t.Fatalf("catalog: %q %v", why, err)
+	}
+	q := Query{Text: "refusing connections", Mode: "match", Access: Access{Principal: "alice"}, Size: 100}
+	before, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := ix.ReleaseMapped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && n <= 0 {
+		t.Fatal("no segment mapping was released")
+	}
+	after, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(before) != ids(after) || ids(after) != "02,01" {
+		t.Fatalf("before %q, after %q, want 02,01", ids(before), ids(after))
+	}
+	// An index kept in memory has nothing mapped.
+	mem := openTest(t, Options{})
+	if _, err := mem.ReleaseMapped(); err != nil {
+		t.Fatal(err)
+	}
+}
