@@ -271,7 +271,9 @@ func (e *Engine) Persist() persist.Store { return e.st }
 
 // ReleaseMemory returns what the idle engine holds outside the Go heap:
 // the store's page caches and maps, and the full-text segments' pages.
-func (e *Engine) ReleaseMemory(ctx context.Context) error { return search.ReleaseMemory(ctx, e.st, e.fts) }
+func (e *Engine) ReleaseMemory(ctx context.Context) error {
+	return search.ReleaseMemory(ctx, e.st, e.fts)
+}
 
 // caller returns the principal of ctx.
 func (e *Engine) caller(ctx context.Context) (Principal, persist.Access, error) {
