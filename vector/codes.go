@@ -26,6 +26,9 @@ type querier struct {
 
 func (z *querier) dist(n uint32) float32 {
 	if z.qq == nil {
+		if z.ix.o.Int8 {
+			return z.ix.i8DistQ(z.q, n)
+		}
 		return z.ix.o.Metric.dist(z.q, z.ix.vec(n))
 	}
 	return z.ix.codeDist(z.qq, n)
@@ -35,6 +38,10 @@ func (z *querier) dist(n uint32) float32 {
 func (ix *Index) prefetchNode(n uint32) {
 	if ix.codes != nil {
 		prefetch((*float32)(unsafe.Pointer(&ix.codes[int(n)*ix.csize])))
+		return
+	}
+	if ix.o.Int8 {
+		prefetch((*float32)(unsafe.Pointer(&ix.bytes8[int(n)*ix.dim])))
 		return
 	}
 	prefetch(&ix.vecs[int(n)*ix.dim])
@@ -75,6 +82,9 @@ func (ix *Index) querierFor(s *searchScratch, q []float32) *querier {
 
 // pairDist is the distance between two stored nodes.
 func (ix *Index) pairDist(a, b uint32) float32 {
+	if ix.o.Int8 {
+		return ix.i8Pair(a, b)
+	}
 	return ix.o.Metric.dist(ix.nodeInto(a, 0), ix.nodeInto(b, 1))
 }
 
@@ -90,6 +100,10 @@ func (ix *Index) nodeInto(id uint32, slot int) []float32 {
 		ix.slab = append(ix.slab, make([]float32, need-len(ix.slab))...)
 	}
 	v := ix.slab[slot*ix.dim : (slot+1)*ix.dim : (slot+1)*ix.dim]
+	if ix.o.Int8 {
+		dequantize8(v, ix.i8(id), ix.scale8[id])
+		return v
+	}
 	_ = ix.quant.Approx(v, ix.code(id))
 	return v
 }
@@ -132,6 +146,10 @@ func (ix *Index) nodeVector(id uint32, buf []float32) []float32 {
 	if ix.vecs != nil {
 		return ix.vec(id)
 	}
+	if ix.o.Int8 {
+		dequantize8(buf, ix.i8(id), ix.scale8[id])
+		return buf
+	}
 	_ = ix.quant.Decode(buf, ix.code(id))
 	return buf
 }
@@ -152,7 +170,7 @@ func (ix *Index) rerank(q []float32, cs []cand) []cand {
 // Memory reports the bytes the index holds, by part.
 type Memory struct {
 	Nodes   int // slots, live or not
-	Vectors int // float32 vectors (none in code mode without KeepFloat)
+	Vectors int // float32 vectors (none in code mode without KeepFloat), or Int8's bytes and scales
 	Codes   int // quant code records
 	Links   int // neighbour lists, all layers
 	Other   int // keys, levels, bitsets, the key table, and the upper layers' map (estimated at 48 bytes a node)
@@ -168,7 +186,7 @@ func (m Memory) PerVector(live int) float64 { return float64(m.Total()) / float6
 func (ix *Index) Memory() Memory {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	m := Memory{Nodes: len(ix.keys), Vectors: 4 * cap(ix.vecs), Codes: cap(ix.codes), Links: 4 * cap(ix.links0)}
+	m := Memory{Nodes: len(ix.keys), Vectors: 4*cap(ix.vecs) + cap(ix.bytes8) + 4*cap(ix.scale8), Codes: cap(ix.codes), Links: 4 * cap(ix.links0)}
 	for _, u := range ix.upper {
 		m.Links += 4 * cap(u)
 	}
@@ -183,9 +201,15 @@ func (ix *Index) Quantizer() *quant.Quantizer { return ix.quant }
 // same quantizer configuration and rotation (fingerprint), or none, and
 // the same KeepFloat. A snapshot that differs is rebuilt, not reused.
 func (ix *Index) SameStorage(o Options) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.sameStorage(o)
+}
+
+func (ix *Index) sameStorage(o Options) bool {
 	a, b := ix.quant, o.Quantizer
 	if a == nil || b == nil {
-		return a == nil && b == nil
+		return a == nil && b == nil && ix.o.Int8 == o.Int8
 	}
 	return a.Config() == b.Config() && a.Fingerprint() == b.Fingerprint() && ix.o.KeepFloat == o.KeepFloat
 }

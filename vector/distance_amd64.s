@@ -134,3 +134,144 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	PREFETCHT0 128(AX)
 	PREFETCHT0 192(AX)
 	RET
+
+// func dotF32I8AVX2(q *float32, c *int8, n int) float32
+// n is a multiple of 8.
+TEXT ·dotF32I8AVX2(SB), NOSPLIT, $0-28
+	MOVQ q+0(FP), SI
+	MOVQ c+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+d8_16:
+	CMPQ CX, $16
+	JL   d8_8
+	VPMOVSXBD   (DI), Y2
+	VPMOVSXBD   8(DI), Y3
+	VCVTDQ2PS   Y2, Y2
+	VCVTDQ2PS   Y3, Y3
+	VFMADD231PS (SI), Y2, Y0
+	VFMADD231PS 32(SI), Y3, Y1
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP  d8_16
+
+d8_8:
+	CMPQ CX, $8
+	JL   d8reduce
+	VPMOVSXBD   (DI), Y2
+	VCVTDQ2PS   Y2, Y2
+	VFMADD231PS (SI), Y2, Y0
+
+d8reduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func l2sqF32I8AVX2(q *float32, c *int8, s float32, n int) float32
+// Σ (q[i] − s·c[i])²; n is a multiple of 8.
+TEXT ·l2sqF32I8AVX2(SB), NOSPLIT, $0-36
+	MOVQ         q+0(FP), SI
+	MOVQ         c+8(FP), DI
+	VBROADCASTSS s+16(FP), Y6
+	MOVQ         n+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+lq_16:
+	CMPQ CX, $16
+	JL   lq_8
+	VPMOVSXBD   (DI), Y2
+	VPMOVSXBD   8(DI), Y3
+	VCVTDQ2PS   Y2, Y2
+	VCVTDQ2PS   Y3, Y3
+	VMOVUPS     (SI), Y4
+	VMOVUPS     32(SI), Y5
+	VFNMADD231PS Y6, Y2, Y4
+	VFNMADD231PS Y6, Y3, Y5
+	VFMADD231PS Y4, Y4, Y0
+	VFMADD231PS Y5, Y5, Y1
+	ADDQ $64, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP  lq_16
+
+lq_8:
+	CMPQ CX, $8
+	JL   lqreduce
+	VPMOVSXBD    (DI), Y2
+	VCVTDQ2PS    Y2, Y2
+	VMOVUPS      (SI), Y4
+	VFNMADD231PS Y6, Y2, Y4
+	VFMADD231PS  Y4, Y4, Y0
+
+lqreduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+32(FP)
+	RET
+
+// func l2sqI8I8AVX2(a *int8, sa float32, b *int8, sb float32, n int) float32
+// Σ (sa·a[i] − sb·b[i])²; n is a multiple of 8.
+TEXT ·l2sqI8I8AVX2(SB), NOSPLIT, $0-44
+	MOVQ         a+0(FP), SI
+	VBROADCASTSS sa+8(FP), Y6
+	MOVQ         b+16(FP), DI
+	VBROADCASTSS sb+24(FP), Y7
+	MOVQ         n+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+lp_16:
+	CMPQ CX, $16
+	JL   lp_8
+	VPMOVSXBD    (SI), Y2
+	VPMOVSXBD    8(SI), Y3
+	VPMOVSXBD    (DI), Y4
+	VPMOVSXBD    8(DI), Y5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VCVTDQ2PS    Y4, Y4
+	VCVTDQ2PS    Y5, Y5
+	VMULPS       Y6, Y2, Y2
+	VMULPS       Y6, Y3, Y3
+	VFNMADD231PS Y7, Y4, Y2
+	VFNMADD231PS Y7, Y5, Y3
+	VFMADD231PS  Y2, Y2, Y0
+	VFMADD231PS  Y3, Y3, Y1
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JMP  lp_16
+
+lp_8:
+	CMPQ CX, $8
+	JL   lpreduce
+	VPMOVSXBD    (SI), Y2
+	VPMOVSXBD    (DI), Y4
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y6, Y2, Y2
+	VFNMADD231PS Y7, Y4, Y2
+	VFMADD231PS  Y2, Y2, Y0
+
+lpreduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+40(FP)
+	RET

@@ -26,6 +26,7 @@ package vector
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -58,6 +59,11 @@ type BatchItem struct {
 	Key  uint64
 	Vec  []float32
 	Code []byte
+	// Bytes and Scale, when Bytes is set, are the stored form of an Int8
+	// index (Items hands them out), copied as they are; Vec is not read
+	// (the insertion measures their reconstruction).
+	Bytes []int8
+	Scale float32
 }
 
 // AddBatch inserts the items in order, as Add (or AddCode, for an item
@@ -113,6 +119,17 @@ func (ix *Index) addBatch(items []BatchItem, workers int) error {
 // batchVector checks an item as Add or AddCode would and returns the
 // vector its insertion measures the graph against.
 func (ix *Index) batchVector(it *BatchItem) ([]float32, error) {
+	if it.Bytes != nil {
+		if !ix.o.Int8 || len(it.Bytes) != ix.dim || it.Code != nil {
+			return nil, fmt.Errorf("%w: 8-bit form of %d bytes for an index of %d dimensions (8-bit: %v)", ErrInvalid, len(it.Bytes), ix.dim, ix.o.Int8)
+		}
+		if math.IsNaN(float64(it.Scale)) || math.IsInf(float64(it.Scale), 0) || it.Scale < 0 {
+			return nil, fmt.Errorf("%w: 8-bit scale %v", ErrInvalid, it.Scale)
+		}
+		qv := make([]float32, ix.dim)
+		dequantize8(qv, it.Bytes, it.Scale)
+		return qv, nil
+	}
 	if it.Code == nil {
 		return it.Vec, ix.checkVector(it.Vec)
 	}
@@ -158,7 +175,7 @@ func (ix *Index) addRound(items []BatchItem, qvs [][]float32, workers int) {
 	defer ix.mu.Unlock()
 	if len(items) == 1 || ix.entry == noNode {
 		for i := range items {
-			ix.putLocked(items[i].Key, qvs[i], items[i].Code)
+			ix.putLocked(items[i].Key, qvs[i], &items[i])
 		}
 		return
 	}
@@ -169,14 +186,14 @@ func (ix *Index) addRound(items []BatchItem, qvs [][]float32, workers int) {
 			ix.tombstone(old) // possibly a member of this round, linked all the same
 		}
 		nd := &nodes[i]
-		nd.id, nd.qv = ix.alloc(items[i].Key, qvs[i], items[i].Code)
+		nd.id, nd.qv = ix.alloc(items[i].Key, qvs[i], &items[i])
 		ix.byKey.put(ix.keys, nd.id)
 		ix.live++
 		level := int(ix.levels[nd.id])
 		nd.top = min(level, top)
 		top = max(top, level)
 	}
-	parallel := ix.vecs != nil
+	parallel := ix.vecs != nil || ix.o.Int8 // no writer scratch (int8.go)
 	ix.forEach(len(nodes), workers, func(s *searchScratch, i int) {
 		ix.searchNode(s, nodes, i)
 		if parallel {
@@ -221,11 +238,11 @@ func (ix *Index) addRound(items []BatchItem, qvs [][]float32, workers int) {
 }
 
 // putLocked is put with the write lock held.
-func (ix *Index) putLocked(key uint64, vec []float32, code []byte) {
+func (ix *Index) putLocked(key uint64, vec []float32, it *BatchItem) {
 	if old, ok := ix.byKey.get(ix.keys, key); ok {
 		ix.tombstone(old)
 	}
-	id, qv := ix.alloc(key, vec, code)
+	id, qv := ix.alloc(key, vec, it)
 	ix.insert(id, qv)
 	ix.byKey.put(ix.keys, id)
 	ix.live++

@@ -20,12 +20,12 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 	return nil
 }
 
-// put stores key (vec, or its code when not nil) and links it, replacing
-// the key's previous node.
-func (ix *Index) put(key uint64, vec []float32, code []byte) {
+// put stores key (vec, or the stored form it carries when not nil) and
+// links it, replacing the key's previous node.
+func (ix *Index) put(key uint64, vec []float32, it *BatchItem) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.putLocked(key, vec, code)
+	ix.putLocked(key, vec, it)
 }
 
 // AddCode inserts key from its code record (the form of the index's
@@ -51,7 +51,7 @@ func (ix *Index) AddCode(key uint64, code []byte) error {
 	if err := ix.checkVector(qv); err != nil { // a corrupt norm decodes to NaN
 		return err
 	}
-	ix.put(key, qv, code)
+	ix.put(key, qv, &BatchItem{Code: code})
 	return nil
 }
 
@@ -112,8 +112,15 @@ func (ix *Index) maybeRepair() {
 // draws its level; it returns the slot and the vector in index space
 // (normalised for Cosine), which insert measures the graph against.
 //
-// code, when not nil, is vec's code record, copied instead of encoding vec.
-func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float32) {
+// it, when not nil, may carry vec's stored form (a code record, or the
+// bytes and scale of Int8), copied instead of encoding vec again.
+func (ix *Index) alloc(key uint64, vec []float32, it *BatchItem) (uint32, []float32) {
+	var code []byte
+	var b8 []int8
+	var s8 float32
+	if it != nil {
+		code, b8, s8 = it.Code, it.Bytes, it.Scale
+	}
 	qv := vec
 	if ix.o.Metric == Cosine {
 		qv = append([]float32(nil), vec...)
@@ -129,6 +136,13 @@ func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float3
 			copy(ix.vec(id), qv)
 		}
 		switch {
+		case b8 != nil:
+			copy(ix.i8(id), b8)
+			ix.scale8[id] = s8
+		case ix.o.Int8:
+			ix.scale8[id] = quantize8(ix.i8(id), qv)
+		}
+		switch {
 		case code != nil:
 			copy(ix.code(id), code)
 		case ix.quant != nil:
@@ -141,7 +155,14 @@ func (ix *Index) alloc(key uint64, vec []float32, code []byte) (uint32, []float3
 		clear(ix.links0[b : b+ix.m0+1])
 	} else {
 		id = uint32(len(ix.keys))
-		if ix.quant == nil || ix.o.KeepFloat {
+		switch {
+		case b8 != nil:
+			ix.bytes8 = append(room(ix.bytes8, ix.dim), b8...)
+			ix.scale8 = append(ix.scale8, s8)
+		case ix.o.Int8:
+			ix.bytes8 = append(room(ix.bytes8, ix.dim), make([]int8, ix.dim)...)
+			ix.scale8 = append(ix.scale8, quantize8(ix.bytes8[len(ix.bytes8)-ix.dim:], qv))
+		case ix.quant == nil || ix.o.KeepFloat:
 			ix.vecs = append(room(ix.vecs, len(qv)), qv...)
 		}
 		switch {
@@ -217,6 +238,11 @@ func (ix *Index) link(from, to uint32, d float32, l int) {
 		for _, n := range ns {
 			cs = append(cs, cand{ix.codeDist(qq, n), n})
 		}
+	} else if ix.o.Int8 {
+		// Runs on every core in a batch (addRound): no writer scratch.
+		for _, n := range ns {
+			cs = append(cs, cand{ix.i8Pair(from, n), n})
+		}
 	} else {
 		fv := ix.nodeInto(from, 0)
 		for _, n := range ns {
@@ -268,17 +294,32 @@ func (ix *Index) selectNeighbours(cs []cand, m int) []cand {
 		if len(out) >= m {
 			break
 		}
-		// Kept neighbour i is in slot i (code mode: decoded once each).
-		cv := ix.nodeInto(c.id, len(out))
+		// Kept neighbour i is in slot i (code mode: decoded once each;
+		// Int8 compares the stored bytes, without the writer's scratch,
+		// as this runs on every core in a batch).
+		var cv []float32
+		if !ix.o.Int8 {
+			cv = ix.nodeInto(c.id, len(out))
+		}
 		good := true
 		for i := range out {
-			rv := ix.slotVec(out[i].id, i)
-			d := ix.o.Metric.dist(cv, rv)
+			var d float32
+			var rv []float32
+			if ix.o.Int8 {
+				d = ix.i8Pair(c.id, out[i].id)
+			} else {
+				rv = ix.slotVec(out[i].id, i)
+				d = ix.o.Metric.dist(cv, rv)
+			}
 			// Only a copy's distance can be at most its distance to the
 			// base without the two being near (d is then the copy's self
 			// distance); other vectors differ in their first element.
-			if !isCopy[j] && d <= c.d && slices.Equal(cv, rv) {
-				isCopy[j] = true
+			if !isCopy[j] && d <= c.d {
+				if ix.o.Int8 {
+					isCopy[j] = ix.i8Same(c.id, out[i].id)
+				} else {
+					isCopy[j] = slices.Equal(cv, rv)
+				}
 			}
 			if d < c.d {
 				good = false

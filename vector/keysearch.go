@@ -87,7 +87,8 @@ func (ix *Index) queryScratch(q []float32) *searchScratch {
 
 // Items returns the live keys among keys in the form AddBatch takes, in
 // their order: in an index of codes only the code record (nothing is
-// encoded twice), else the stored float32 vector. Moving keys between L2
+// encoded twice), in an Int8 index its bytes and scale (with their
+// reconstruction), else the stored float32 vector. Moving keys between L2
 // or Dot indexes of the same options this way keeps every distance to
 // them bit for bit; a Cosine index stores normalised vectors, which the
 // next index normalises again (the last bit may move).
@@ -98,6 +99,12 @@ func (ix *Index) Items(keys []uint64) []BatchItem {
 	for _, key := range keys {
 		id, ok := ix.byKey.get(ix.keys, key)
 		if !ok {
+			continue
+		}
+		if ix.o.Int8 {
+			v := make([]float32, ix.dim)
+			dequantize8(v, ix.i8(id), ix.scale8[id])
+			out = append(out, BatchItem{Key: key, Vec: v, Bytes: slices.Clone(ix.i8(id)), Scale: ix.scale8[id]})
 			continue
 		}
 		if ix.vecs == nil {

@@ -1,8 +1,10 @@
 package vector
 
 import (
+	"cmp"
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +47,13 @@ func embedAll(tb testing.TB, texts []string) [][]float32 {
 // result counts when it is among the exact top k or at most as far as the
 // exact k-th (copies of one paragraph tie, and either copy is right).
 func recallTies(tb testing.TB, ix *Index, queries [][]float32, k, depth int, so SearchOptions) float64 {
+	return recallTiesAgainst(tb, ix, nil, queries, k, depth, so)
+}
+
+// recallTiesAgainst is recallTies against the exact L2 scan of data (key
+// i is data[i]) when data is not nil: the float32 vectors an Int8 graph
+// was built from, so the measure includes what the 8-bit forms lose.
+func recallTiesAgainst(tb testing.TB, ix *Index, data, queries [][]float32, k, depth int, so SearchOptions) float64 {
 	tb.Helper()
 	ctx := context.Background()
 	found, total := 0, 0
@@ -53,9 +62,13 @@ func recallTies(tb testing.TB, ix *Index, queries [][]float32, k, depth int, so 
 		if err != nil {
 			tb.Fatal(err)
 		}
-		want, err := ix.Search(ctx, q, k, SearchOptions{Exact: true})
-		if err != nil {
-			tb.Fatal(err)
+		var want []Hit
+		if data == nil {
+			if want, err = ix.Search(ctx, q, k, SearchOptions{Exact: true}); err != nil {
+				tb.Fatal(err)
+			}
+		} else {
+			want = exactL2(data, q, k)
 		}
 		if len(want) == 0 {
 			continue
@@ -66,7 +79,11 @@ func recallTies(tb testing.TB, ix *Index, queries [][]float32, k, depth int, so 
 		}
 		bound := want[len(want)-1].Distance
 		for _, h := range got[:min(k, len(got))] {
-			if in[h.Key] || h.Distance <= bound {
+			d := h.Distance
+			if data != nil {
+				d = L2.report(L2.dist(q, data[h.Key]))
+			}
+			if in[h.Key] || d <= bound {
 				found++
 			}
 		}
@@ -75,14 +92,25 @@ func recallTies(tb testing.TB, ix *Index, queries [][]float32, k, depth int, so 
 	return float64(found) / float64(total)
 }
 
+// exactL2 is the k nearest of data to q by float32 L2, nearest first.
+func exactL2(data [][]float32, q []float32, k int) []Hit {
+	hits := make([]Hit, len(data))
+	for i, v := range data {
+		hits[i] = Hit{Key: uint64(i), Distance: L2.report(L2.dist(q, v))}
+	}
+	slices.SortFunc(hits, func(a, b Hit) int { return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.Key, b.Key)) })
+	return hits[:min(k, len(hits))]
+}
+
 // TestParagraphRecall measures the graph as the engine builds it (L2,
 // M 16, efConstruction 64) on 100k Go doc paragraphs in walk order (what
 // `contextd bench` stores at 100k), with and without KeepPruned, each
 // searched as the engine searches (k = 100, the rank depth) at several
 // efSearch; both graphs are built in one process, so their CPU per insert
 // compares under the same load. CONTEXTD_VECTOR_EF_N sets the size,
-// CONTEXTD_VECTOR_EFS the efSearch list. It gates the kept-pruned graph
-// at recall@10 ≥ 0.97 at efSearch paragraphEf.
+// CONTEXTD_VECTOR_EFS the efSearch list. It gates the kept-pruned graph,
+// stored 8-bit as the engine stores it (Int8), at recall@10 ≥ 0.97 at
+// efSearch paragraphEf against the exact scan of the float32 vectors.
 //
 // The long tier runs the engine's graph alone (KeepPruned, paragraphEf)
 // on the first 20,000 paragraphs: the full comparison at 100k (two
@@ -110,7 +138,7 @@ func TestParagraphRecall(t *testing.T) {
 	data, queries := paragraphSet(t, n, 500)
 	for _, keep := range keeps {
 		c0, t0 := processCPU(), time.Now()
-		ix := build(t, data, Options{Metric: L2, EfConstruction: 64, KeepPruned: keep})
+		ix := build(t, data, Options{Metric: L2, EfConstruction: 64, KeepPruned: keep, Int8: keep})
 		t.Logf("KeepPruned %v: built %d at %.0f cpu-µs/insert (%v)", keep, n,
 			float64((processCPU()-c0).Microseconds())/float64(n), time.Since(t0).Round(time.Millisecond))
 		for _, ef := range efs {
@@ -121,7 +149,7 @@ func TestParagraphRecall(t *testing.T) {
 				}
 			}
 			walk := float64((processCPU() - c0).Microseconds()) / float64(len(queries))
-			r := recallTies(t, ix, queries, 10, 100, SearchOptions{Ef: ef})
+			r := recallTiesAgainst(t, ix, data, queries, 10, 100, SearchOptions{Ef: ef})
 			t.Logf("KeepPruned %v, efSearch %d: recall@10 %.4f (graph search %.0f cpu-µs a query)", keep, ef, r, walk)
 			if keep && ef == paragraphEf && n >= 20_000 && r < 0.97 {
 				t.Errorf("recall@10 %.4f at efSearch %d with KeepPruned, want ≥ 0.97", r, ef)

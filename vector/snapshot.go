@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/contextd/contextd/quant"
 )
@@ -19,18 +20,19 @@ import (
 //	options: dim u32, metric u8, M u32, efConstruction u32, efSearch u32,
 //	         seed u64, exactBelow u32, switchCost f64, repairFraction f64
 //	codes:   (version 2) storage u8 (0 float32, 1 codes, 2 codes and
-//	         float32); when codes: variant u8, bits u8, seed u32,
+//	         float32, 3 (version 3) 8-bit); when codes: variant u8, bits u8, seed u32,
 //	         overfetch u32, the quantizer's fingerprint [32]u8
 //	state:   nodes u32, entry u32, maxLevel u32, live u32, tombs u32, watermark u64
 //	nodes:   per node key u64, level u8, flags u8 (1 tombstone, 2 free slot)
 //	vectors: nodes × dim f32 (storage 0 and 2)
 //	codes:   nodes × code size u8 (storage 1 and 2)
+//	8-bit:   nodes × dim i8, then nodes × scale f32 (storage 3)
 //	layer 0: nodes × (2M+1) u32 (count, neighbours)
 //	upper:   per node with level > 0: level × (M+1) u32
 //	crc32 (Castagnoli) u32 of every byte before it
 const (
 	snapMagic   = "CXVHNSW1"
-	snapVersion = 2 // 2 added the codes; version 1 (float32 only) is read too
+	snapVersion = 3 // 2 added the codes, 3 the 8-bit storage; versions 1 (float32 only) and 2 are read too
 	flagDead    = 1
 	flagFreed   = 2
 )
@@ -57,6 +59,8 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	e.u64(math.Float64bits(o.SwitchCost))
 	e.u64(math.Float64bits(o.RepairFraction))
 	switch {
+	case o.Int8:
+		e.u8(3)
 	case ix.quant == nil:
 		e.u8(0)
 	case ix.vecs == nil:
@@ -96,6 +100,12 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		e.u32(math.Float32bits(x))
 	}
 	e.bytes(ix.codes)
+	if o.Int8 {
+		e.bytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ix.bytes8))), len(ix.bytes8)))
+		for _, x := range ix.scale8 {
+			e.u32(math.Float32bits(x))
+		}
+	}
 	for _, x := range ix.links0 {
 		e.u32(x)
 	}
@@ -143,7 +153,7 @@ func (d *dec) index() (*Index, error) {
 		return nil, errors.New("bad magic")
 	}
 	version := d.u32()
-	if d.err == nil && version != 1 && version != snapVersion {
+	if d.err == nil && (version < 1 || version > snapVersion) {
 		return nil, fmt.Errorf("unsupported version %d", version)
 	}
 	dim := int(d.u32())
@@ -160,10 +170,11 @@ func (d *dec) index() (*Index, error) {
 	if version >= 2 {
 		storage = d.u8()
 	}
-	if d.err == nil && storage > 2 {
+	if d.err == nil && (storage > 3 || storage == 3 && version < 3) {
 		return nil, fmt.Errorf("unknown storage %d", storage)
 	}
-	if storage > 0 {
+	o.Int8 = storage == 3
+	if storage == 1 || storage == 2 {
 		variant, bits, seed := quant.Variant(d.u8()), int(d.u8()), d.u32()
 		o.Overfetch = int(d.u32())
 		var fp [32]byte
@@ -242,11 +253,22 @@ func (d *dec) index() (*Index, error) {
 			ix.live++
 		}
 	}
-	if storage != 1 {
+	switch storage {
+	case 0, 2:
 		ix.vecs = d.f32sInto(nil, n*dim)
 	}
-	if storage > 0 {
+	switch storage {
+	case 1, 2:
 		ix.codes = d.rawInto(nil, n*ix.csize)
+	case 3:
+		b := d.rawInto(nil, n*dim)
+		ix.bytes8 = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
+		ix.scale8 = d.f32sInto(nil, n)
+		for _, s := range ix.scale8 {
+			if !(s >= 0 && s <= math.MaxFloat32) {
+				return nil, errors.New("bad 8-bit scale")
+			}
+		}
 	}
 	ix.links0 = d.u32sInto(nil, n*(ix.m0+1))
 	ix.upper = map[uint32][]uint32{}

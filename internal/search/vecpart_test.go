@@ -368,11 +368,12 @@ func TestVectorsEarlierSnapshotRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := vector.New(4, vector.Options{Metric: vector.L2})
+	vo := vector.Options{Metric: vector.L2, Int8: true} // the engine's storage (graphOptions)
+	g, err := vector.New(4, vo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vector.Options{Metric: vector.L2})
+	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vo)
 	if lg == nil {
 		t.Fatal(why)
 	}

@@ -205,7 +205,7 @@ func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*loadedGraphs, str
 		if g.Dim() != dim {
 			return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
 		}
-		if !g.SameStorage(vo) {
+		if !g.AdoptStorage(vo) {
 			return nil, "snapshot stored with other compression settings"
 		}
 	}
