@@ -473,8 +473,9 @@ func FuzzRead(f *testing.F) {
 	f.Add(eb.Bytes())
 	f.Add([]byte("CXVHNSW1"))
 	// Version 2 with codes, with and without the float32 vectors.
+	// Version 3 adds the 8-bit storage.
 	for _, o := range []Options{{M: 2, Quantizer: mustQuant(f, 4, 3, quant.MSE)},
-		{M: 2, Quantizer: mustQuant(f, 4, 2, quant.IP), KeepFloat: true}} {
+		{M: 2, Quantizer: mustQuant(f, 4, 2, quant.IP), KeepFloat: true}, {M: 2, Int8: true, Metric: L2}} {
 		var cb bytes.Buffer
 		_, _ = build(f, clustered(9, 30, 4, 0.5), o).WriteTo(&cb)
 		f.Add(cb.Bytes())
