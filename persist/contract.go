@@ -134,6 +134,9 @@ type VectorStore interface {
 	// HasCodes reports whether any stored chunk holds a code: the
 	// start-up check with compression off, without counting every row.
 	HasCodes(ctx context.Context) (bool, error)
+	// HasUncoded reports whether any stored chunk lacks a code: the
+	// start-up check with compression on, without counting every row.
+	HasUncoded(ctx context.Context) (bool, error)
 }
 
 // VectorWriter writes the vectors of an entry inside a write transaction.

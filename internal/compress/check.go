@@ -13,6 +13,7 @@ type Store interface {
 	Compression(ctx context.Context) (persist.Compression, bool, error)
 	VectorForms(ctx context.Context) (persist.VectorForms, error)
 	HasCodes(ctx context.Context) (bool, error)
+	HasUncoded(ctx context.Context) (bool, error)
 	Write(ctx context.Context, fn func(tx persist.Tx) error) error
 }
 
@@ -45,11 +46,22 @@ func Check(ctx context.Context, st Store, c *Codec) error {
 		return fmt.Errorf("%w: the database holds %d compressed chunk vectors (%s) but ENABLE_EMBEDDING_COMPRESSION=false; run `%s` to store them as float32, or enable compression",
 			cerrors.ErrCompressionChanged, f.Code, describeOr(rec, ok), DecompressCommand)
 	}
+	want := c.Provenance()
+	if ok && Same(rec, want) {
+		// The usual start: only whether a chunk lacks its code matters,
+		// and the counts are read for the message alone.
+		uncoded, err := st.HasUncoded(ctx)
+		if err != nil {
+			return fmt.Errorf("read vector forms: %w", err)
+		}
+		if !uncoded {
+			return nil
+		}
+	}
 	f, err := st.VectorForms(ctx)
 	if err != nil {
 		return fmt.Errorf("read vector forms: %w", err)
 	}
-	want := c.Provenance()
 	switch {
 	case ok && !Same(rec, want):
 		return fmt.Errorf("%w: the stored vectors are compressed as %s but COMPRESSION_* configure %s; run `%s` to re-encode them with the configured settings, or configure the recorded ones",

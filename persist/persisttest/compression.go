@@ -48,6 +48,9 @@ func forms(t testing.TB, st persist.Store) persist.VectorForms {
 	if has, err := st.HasCodes(context.Background()); err != nil || has != (f.Code > 0) {
 		t.Fatalf("HasCodes = %v, %v with %d coded chunks", has, err, f.Code)
 	}
+	if has, err := st.HasUncoded(context.Background()); err != nil || has != (f.Code < f.Chunks) {
+		t.Fatalf("HasUncoded = %v, %v with %d coded chunks of %d", has, err, f.Code, f.Chunks)
+	}
 	return f
 }
 

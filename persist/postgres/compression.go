@@ -40,7 +40,18 @@ func (r reader) VectorForms(ctx context.Context) (persist.VectorForms, error) {
 	return f, nil
 }
 
-// HasCodes reports whether any chunk holds a code.
+// HasUncoded reports whether any chunk lacks a code (a partial index,
+// migration 0005).
+func (r reader) HasUncoded(ctx context.Context) (bool, error) {
+	var has bool
+	if err := r.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NULL)`).Scan(&has); err != nil {
+		return false, wrap("look for chunks without codes", err)
+	}
+	return has, nil
+}
+
+// HasCodes reports whether any chunk holds a code (a partial index,
+// migration 0005).
 func (r reader) HasCodes(ctx context.Context) (bool, error) {
 	var has bool
 	if err := r.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NOT NULL)`).Scan(&has); err != nil {

@@ -44,6 +44,16 @@ func (r reader) HasCodes(ctx context.Context) (bool, error) {
 	return has, nil
 }
 
+// HasUncoded reads the partial index of the chunks without a code
+// (migration 0009), empty with compression on.
+func (r reader) HasUncoded(ctx context.Context) (bool, error) {
+	var has bool
+	if err := r.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NULL)`).Scan(&has); err != nil {
+		return false, fmt.Errorf("sqlite: look for chunks without codes: %w", err)
+	}
+	return has, nil
+}
+
 const sqlRewriteChunk = `UPDATE embedding_chunks SET embedding = ?, code = ? WHERE id = ?`
 
 // RewriteChunks replaces the forms of the chunks named by forms. The float32

@@ -6,13 +6,24 @@ import (
 	"testing"
 )
 
-// TestHasCodesReadsIndex: the start-up check's question whether any
-// chunk holds a code reads the partial index of migration 0008, not every
-// row of embedding_chunks.
+// TestHasCodesReadsIndex: the start-up check's questions whether any
+// chunk holds a code, or lacks one, read the partial indexes of migrations
+// 0008 and 0009, not every row of embedding_chunks.
 func TestHasCodesReadsIndex(t *testing.T) {
-	ctx := context.Background()
 	s := openFile(t, tempDB(t))
-	rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE code IS NOT NULL)")
+	for _, c := range []struct{ where, index string }{
+		{"code IS NOT NULL", "idx_embedding_chunks_coded"},
+		{"code IS NULL", "idx_embedding_chunks_uncoded"},
+	} {
+		if plan := queryPlan(t, s, "SELECT EXISTS (SELECT 1 FROM embedding_chunks WHERE "+c.where+")"); !strings.Contains(plan, c.index) {
+			t.Fatalf("%s: plan %q does not use %s", c.where, plan, c.index)
+		}
+	}
+}
+
+func queryPlan(t *testing.T, s *Store, q string) string {
+	t.Helper()
+	rows, err := s.r.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +37,5 @@ func TestHasCodesReadsIndex(t *testing.T) {
 		}
 		plan += detail + "; "
 	}
-	if !strings.Contains(plan, "idx_embedding_chunks_coded") {
-		t.Fatalf("plan %q does not use idx_embedding_chunks_coded", plan)
-	}
+	return plan
 }
