@@ -225,7 +225,7 @@ func (f *fakeModelStore) Compression(context.Context) (persist.Compression, bool
 func (f *fakeModelStore) VectorForms(context.Context) (persist.VectorForms, error) {
 	return persist.VectorForms{}, nil
 }
-func (f *fakeModelStore) HasCodes(context.Context) (bool, error) { return false, nil }
+func (f *fakeModelStore) HasCodes(context.Context) (bool, error)   { return false, nil }
 func (f *fakeModelStore) HasUncoded(context.Context) (bool, error) { return false, nil }
 func (f *fakeModelStore) Write(context.Context, func(persist.Tx) error) error {
 	return errors.New("the model check with compression off writes nothing")
