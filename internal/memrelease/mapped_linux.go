@@ -78,3 +78,31 @@ func parseMapsLine(line []byte) (start, end uintptr, path string, ok bool) {
 	}
 	return uintptr(s), uintptr(e), path, true
 }
+
+// ResidentKiB is the resident size, in KiB, of the process's mapping that
+// starts at addr (/proc/self/smaps): what the tests of DropMapped and of
+// other page releases measure.
+func ResidentKiB(addr uintptr) (int, error) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, fmt.Errorf("read mappings: %w", err)
+	}
+	prefix := strconv.FormatUint(uint64(addr), 16) + "-"
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Bytes()
+		if f := bytes.Fields(line); len(f) > 0 && !bytes.HasSuffix(f[0], []byte(":")) { // a mapping's header line
+			in = bytes.HasPrefix(line, []byte(prefix))
+			continue
+		}
+		if in && bytes.HasPrefix(line, []byte("Rss:")) {
+			f := bytes.Fields(line)
+			if len(f) < 2 {
+				break
+			}
+			return strconv.Atoi(string(f[1]))
+		}
+	}
+	return 0, fmt.Errorf("no mapping at %x", addr)
+}

@@ -3,42 +3,21 @@
 package memrelease
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
 )
 
-// residentKiB is the Rss of the process's mapping that starts at addr
-// (/proc/self/smaps).
 func residentKiB(t *testing.T, addr uintptr) int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
+	kib, err := ResidentKiB(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := strconv.FormatUint(uint64(addr), 16) + "-"
-	in := false
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := sc.Text()
-		f := strings.Fields(line)
-		if len(f) > 0 && !strings.HasSuffix(f[0], ":") { // a mapping's header line
-			in = strings.HasPrefix(line, prefix)
-			continue
-		}
-		if in && strings.HasPrefix(line, "Rss:") {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
-		}
-	}
-	t.Fatalf("no mapping at %x", addr)
-	return 0
+	return kib
 }
 
 func TestDropMapped(t *testing.T) {

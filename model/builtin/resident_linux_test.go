@@ -3,43 +3,25 @@
 package builtin
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/contextd/contextd/internal/memrelease"
 )
 
-// mappedRssKB is the resident size of the mapping that starts at addr
-// (/proc/self/smaps).
+// mappedRssKB is the resident size of the mapping that starts at addr.
 func mappedRssKB(t *testing.T, addr uintptr) int {
-	f, err := os.Open("/proc/self/smaps")
+	t.Helper()
+	kib, err := memrelease.ResidentKiB(addr)
 	if err != nil {
-		t.Skip("no /proc/self/smaps")
+		t.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	prefix := fmt.Sprintf("%x-", addr)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, prefix) {
-			in = true // the first Rss line after the header is the mapping's
-			continue
-		}
-		if in && strings.HasPrefix(line, "Rss:") {
-			kb, _ := strconv.Atoi(strings.Fields(line)[1])
-			return kb
-		}
-	}
-	t.Fatalf("mapping at %x not found", addr)
-	return 0
+	return kib
 }
 
 // dropResident on a read-only private file mapping (what the vendored
