@@ -242,6 +242,12 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 	c.created = make([]int64, nslots)
 	c.length = make([]uint32, nslots)
 	c.ords.reserve(nslots)
+	// A probe of the duplicate check compares the ids' hashes before the
+	// ids: comparing an id reads its slot and its bytes, two cache misses
+	// a probe at a million slots, and the check was 2.0 of the 4.5 s of
+	// CPU that four starts of a 1M database spent decoding catalogs
+	// (2026-12-05). The hashes are dropped with the decoder.
+	hashes := make([]uint64, nslots)
 	// Bitmaps are built from sorted ordinal lists (ordinals arrive in
 	// order), container by container, not one Add at a time; the lists
 	// are indexed by value number, not looked up by string.
@@ -333,7 +339,7 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 			break
 		}
 		h := c.idHash(id)
-		if _, dup := c.ords.find(h, func(o uint32) bool { return c.slots[o].id == id }); dup {
+		if _, dup := c.ords.find(h, func(o uint32) bool { return hashes[o] == h && c.slots[o].id == id }); dup {
 			r.Fail("slot %d: id %q twice", i, id)
 			break
 		}
@@ -354,6 +360,7 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 		}
 		c.slots[i] = slot{id: id, shape: sh}
 		c.ords.insert(h, ord, c.ordHash)
+		hashes[i] = h
 		c.created[i] = created
 		c.length[i] = uint32(length)
 		c.tokens += length
