@@ -322,6 +322,22 @@ func TestStartupSnapshotsOracle(t *testing.T) {
 	}
 }
 
+// TestDecodeStateChunkTwice: a state naming one chunk key under two
+// entries is refused, not read as one of them.
+func TestDecodeStateChunkTwice(t *testing.T) {
+	vi := &vecIndex{cat: catalogOf(t), cm: newChunkMap(0, 0)}
+	ord, _ := vi.cat.Ordinal("a")
+	ordB, _ := vi.cat.Ordinal("b")
+	vi.cm.put(7, ord, span{0, 0, 5})
+	vi.cm.setKeys(ord, []uint64{7})
+	vi.cm.put(7, ordB, span{0, 0, 5})
+	vi.cm.setKeys(ordB, []uint64{7})
+	vi.cm.refs[8] = chunkRef{} // the count of keys the state declares
+	if _, err := decodeState(vi.encodeState(nil, snapfmt.Mark{Seq: 3, Entry: "a"})); err == nil || !strings.Contains(err.Error(), "chunk 7 twice") {
+		t.Fatalf("err = %v, want chunk 7 twice", err)
+	}
+}
+
 // FuzzDecodeState: no input makes the state snapshot decoder panic, and
 // what it accepts is consistent (every chunk's entry is in the catalog,
 // keys ascending per entry, the counted number of chunks).
