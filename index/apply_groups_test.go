@@ -3,8 +3,13 @@ package index
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/contextd/contextd/internal/memrelease"
 )
 
 // Upserts applied in groups (one document a Bleve batch) leave the index
@@ -133,6 +138,63 @@ func TestTextGroups(t *testing.T) {
 		}
 		if !slices.EqualFunc(flat, docs, func(a, b Doc) bool { return a.ID == b.ID }) {
 			t.Fatalf("%v: groups %v lose or reorder documents", sizes, groups)
+		}
+	}
+}
+
+// TestApplyReadHoldsTightGoal: a change read in parts keeps the tight
+// collector goal from its first part to its last, also while a later part
+// is read (between two groups the default goal came back).
+func TestApplyReadHoldsTightGoal(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	large := strings.Repeat("alpha beta gamma ", collectBytes/17+1)
+	var during int
+	read := func(_ context.Context, p int) ([]Doc, []string, error) {
+		if p == 1 {
+			during = debug.SetGCPercent(-1)
+			debug.SetGCPercent(during)
+		}
+		return []Doc{{ID: fmt.Sprintf("%02d", p), Text: large, Owner: "u1", CreatedAt: time.Unix(1, 0)}}, nil, nil
+	}
+	if err := ix.ApplyRead(context.Background(), 2, read, 3); err != nil {
+		t.Fatal(err)
+	}
+	if during != memrelease.TightPercent {
+		t.Fatalf("goal %d while the second part was read, want %d", during, memrelease.TightPercent)
+	}
+	if g := debug.SetGCPercent(100); g != 100 {
+		t.Fatalf("goal %d after the change, want 100 back", g)
+	}
+}
+
+// TestGroupPercent: the analysis goal only for a group with a large text
+// whose analysis weighs at least half the live heap; the call's tight goal
+// for ordinary notes and over a large live heap.
+func TestGroupPercent(t *testing.T) {
+	large := []Doc{{Text: strings.Repeat("x", collectBytes)}, {Text: "note"}}
+	notes := make([]Doc, 4096)
+	for i := range notes {
+		notes[i].Text = strings.Repeat("y", 1024)
+	}
+	for _, c := range []struct {
+		name  string
+		group []Doc
+		live  uint64
+		want  int
+	}{
+		{"large text, small heap", large, 10 << 20, analysisPercent},
+		{"large text, heap twice its analysis", large, 2 * transientPerByte * (collectBytes + 4), analysisPercent},
+		{"large text, larger heap", large, 2*transientPerByte*(collectBytes+4) + 1, memrelease.TightPercent},
+		{"ordinary notes", notes, 1 << 20, memrelease.TightPercent},
+	} {
+		if got := groupPercent(c.group, groupBytes(c.group), c.live); got != c.want {
+			t.Errorf("%s: goal %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -382,6 +382,14 @@ func (ix *Index) ApplyRead(ctx context.Context, n int, read func(ctx context.Con
 	if err != nil {
 		return err
 	}
+	if n > 1 || groupBytes(upserts) >= collectBytes {
+		// The tight goal of applyGroup, held across the whole change:
+		// between two groups the default goal came back, and the next
+		// part's read and analysis ran with room for twice the live heap
+		// (goals of 633-647 MB in a trace of the sixteen 10 MiB texts,
+		// against 350-480 MB while a group held it).
+		defer memrelease.Tighten()()
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	cur, err := ix.watermark()
@@ -414,10 +422,11 @@ func (ix *Index) ApplyRead(ctx context.Context, n int, read func(ctx context.Con
 // the watermark seq when mark. The caller holds ix.mu and ix.view.
 func (ix *Index) applyGroup(group []Doc, deletes []string, mark bool, seq int64) error {
 	live := liveHeap()
-	if groupBytes(group) >= collectBytes {
+	if n := groupBytes(group); n >= collectBytes {
 		// The analysis of a large text is garbage within the batch;
-		// a tight collector goal keeps the process near its live heap.
-		defer memrelease.Tighten()()
+		// a tight collector goal keeps the process near its live heap
+		// (collect.go, analysisPercent).
+		defer memrelease.TightenTo(groupPercent(group, n, live))()
 	}
 	b := ix.bi.NewBatch()
 	for _, id := range deletes {

@@ -19,12 +19,15 @@ import (
 // 1,024 MB, which bounds the heap only once it is reached.
 const TightPercent = 25
 
-// tight counts the holders of Tighten. The collector's goal belongs to the
-// process, so the count does too: it is the one piece of package state.
+// tight counts the holders of Tighten and TightenTo by goal. The
+// collector's goal belongs to the process, so the count does too: it is
+// the one piece of package state.
 var tight struct {
-	mu   sync.Mutex
-	n    int
-	prev int // the goal before the first holder
+	mu    sync.Mutex
+	held  map[int]int // goal -> holders
+	n     int         // holders in all
+	prev  int         // the goal before the first holder
+	force int         // the goal set now (valid while n > 0)
 }
 
 // Tighten sets the collector's goal to TightPercent until every caller
@@ -33,25 +36,54 @@ var tight struct {
 // back then. A goal already tighter, or off (GOGC=off), is kept.
 //
 //	defer memrelease.Tighten()()
-func Tighten() (release func()) {
+func Tighten() (release func()) { return TightenTo(TightPercent) }
+
+// TightenTo is Tighten with the goal percent (at least 1): while holders
+// ask for different goals the tightest is in force.
+func TightenTo(percent int) (release func()) {
+	percent = max(percent, 1)
 	tight.mu.Lock()
 	defer tight.mu.Unlock()
 	if tight.n == 0 {
-		tight.prev = debug.SetGCPercent(TightPercent)
-		if tight.prev < TightPercent {
-			debug.SetGCPercent(tight.prev) // tighter or off: keep it
+		tight.prev = debug.SetGCPercent(percent)
+		tight.force = percent
+		if tight.held == nil {
+			tight.held = map[int]int{}
 		}
 	}
 	tight.n++
+	tight.held[percent]++
+	setTightest()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			tight.mu.Lock()
 			defer tight.mu.Unlock()
 			tight.n--
+			if tight.held[percent]--; tight.held[percent] == 0 {
+				delete(tight.held, percent)
+			}
 			if tight.n == 0 {
 				debug.SetGCPercent(tight.prev)
+				return
 			}
+			setTightest()
 		})
+	}
+}
+
+// setTightest sets the tightest goal held, or the process's own when that
+// is tighter or off (GOGC=off, negative, is kept); tight.mu is held and
+// tight.n > 0.
+func setTightest() {
+	goal := tight.prev
+	if goal >= 0 {
+		for p := range tight.held {
+			goal = min(goal, p)
+		}
+	}
+	if goal != tight.force {
+		debug.SetGCPercent(goal)
+		tight.force = goal
 	}
 }

@@ -82,11 +82,55 @@ type accessSource interface {
 // accessDocs reads the entries among ids without their text when src can
 // (a catalog needs only the access, filter and metadata fields), whole
 // otherwise.
+//
+// Without the text is not without reading it: in SQLite's
+// context_entries the owner, visibility, metadata and dates come after
+// text_content in the record, so reaching them walks the text's chain of
+// overflow pages, through the map of the database file (SQLITE_MMAP_SIZE)
+// where a store maps it. A catalog's read of the sixteen 10 MiB entries of
+// one store_context_batch left 175-243 MB of the file resident in one
+// connection's map, at the moment the full-text index began to analyse
+// them (peak RSS 862 MB, 276 MB of it the file). When src tells the texts'
+// sizes and can release, the entries are therefore read in parts of at
+// most partBytes of text, the mapped pages handed back after each part of
+// releaseBytes or more (releaseLarge).
 func accessDocs(src persist.IndexSource) func(ctx context.Context, ids []string) ([]persist.IndexDoc, error) {
-	if a, ok := src.(accessSource); ok {
+	a, ok := src.(accessSource)
+	if !ok {
+		return src.IndexDocs
+	}
+	ss, sized := src.(sizeSource)
+	r, releases := src.(releaser)
+	if !sized || !releases {
 		return a.AccessDocs
 	}
-	return src.IndexDocs
+	return func(ctx context.Context, ids []string) ([]persist.IndexDoc, error) {
+		if len(ids) == 0 {
+			return a.AccessDocs(ctx, ids)
+		}
+		sizes, err := ss.TextSizes(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read text sizes: %w", err)
+		}
+		var out []persist.IndexDoc
+		start := 0
+		for _, end := range index.Runs(len(ids), func(i int) int { return sizes[ids[i]] }, partBytes) {
+			docs, err := a.AccessDocs(ctx, ids[start:end])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, docs...)
+			n := 0
+			for _, id := range ids[start:end] {
+				n += sizes[id]
+			}
+			if n >= releaseBytes {
+				_ = r.ReleaseMemory(ctx) // a failure only leaves the pages mapped
+			}
+			start = end
+		}
+		return out, nil
+	}
 }
 
 // changedAccessDocs is changedDocs without the texts, where src can.
