@@ -113,7 +113,7 @@ func TestChunkMapOracle(t *testing.T) {
 // filled as Apply fills it, per entry; the catalog is built beforehand
 // and not counted. Run with -benchtime 1x.
 func BenchmarkChunkMapMemory(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			cat := catalog.New()

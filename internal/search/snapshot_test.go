@@ -332,7 +332,7 @@ func TestDecodeStateChunkTwice(t *testing.T) {
 	vi.cm.setKeys(ord, []uint64{7})
 	vi.cm.put(7, ordB, span{0, 0, 5})
 	vi.cm.setKeys(ordB, []uint64{7})
-	vi.cm.refs[8] = chunkRef{} // the count of keys the state declares
+	vi.cm.refs.set(8, chunkRef{}) // the count of keys the state declares
 	if _, err := decodeState(vi.encodeState(nil, snapfmt.Mark{Seq: 3, Entry: "a"})); err == nil || !strings.Contains(err.Error(), "chunk 7 twice") {
 		t.Fatalf("err = %v, want chunk 7 twice", err)
 	}
