@@ -103,6 +103,8 @@ type Index struct {
 	view sync.RWMutex
 	cat  *catalog.Catalog
 	ords ordCache
+	// blocks are the MaxScore walk's block bounds (maxscore_block.go).
+	blocks blockCache
 
 	// lensStale: the catalog was loaded without text lengths; the first
 	// statistics fill them (stats.go).

@@ -41,6 +41,10 @@ package index
 // the exhaustive walk's disjunction: it makes documents candidates and
 // scores nothing (its words are units, which score), so its bound is 0
 // (see selectMaxScore). The phrase queries' leg fell to 1.5-2.8 ms.
+//
+// The partition into essential and non-essential terms is made window by
+// window of document numbers, with each term's bound there (block-max
+// MaxScore: maxscore_walk.go, the bounds in maxscore_block.go).
 
 import (
 	"context"
@@ -153,13 +157,20 @@ type msTerm struct {
 	phrase       bool
 	ph           *phraseCursor
 	base, segEnd uint64
+	// stale: the cursor has not been positioned in the segment yet (the
+	// walk seeks it when it needs it: maxscore_walk.go); blk are its
+	// block bounds there, nil for a short list.
+	stale bool
+	blk   *termBlocks
+	long  bool // minBlockDF postings or more in the segment
 }
 
 const noDoc = math.MaxUint64
 
 // maxScoreVisit, when set (tests), receives each MaxScore selection's
-// count of allowed candidates scored and of those skipped below θ.
-var maxScoreVisit func(scored, skipped int)
+// count of allowed candidates scored, of those skipped below θ and of the
+// windows passed whole (maxscore_walk.go).
+var maxScoreVisit func(scored, skipped, windows int)
 
 // set records the posting p (nil: past the end).
 func (t *msTerm) set(p segment.Posting, err error) error {
@@ -198,17 +209,6 @@ func (t *msTerm) seek(d uint64) error {
 	return t.set(t.it.Advance(d))
 }
 
-// enter places a phrase's cursor on its first match in the segment of
-// global numbers [base, end).
-func (t *msTerm) enter(base, end uint64) error {
-	t.base, t.segEnd = base, end
-	if err := t.ph.advance(base); err != nil {
-		return err
-	}
-	t.settle()
-	return nil
-}
-
 // settle sets a phrase's current local document from its cursor.
 func (t *msTerm) settle() {
 	t.cur = noDoc
@@ -224,8 +224,8 @@ func (t *msTerm) settle() {
 // cost together: "it's" is the phrase "it s", and at 1M entries the
 // bench's six-word query holding it spent 99 ms in the full-text leg
 // checking positions in every entry holding both words. A phrase scores
-// nothing, so it draws candidates only while it is essential; once θ
-// passes the bounds below it, it is never advanced again.
+// nothing, so it draws candidates only in the windows where it is
+// essential and is not advanced in the others.
 type phraseCursor struct {
 	ctx   context.Context
 	s     search.Searcher
@@ -288,8 +288,8 @@ func (p *phraseCursor) close() error { return p.s.Close() }
 // is a score the depth-th best match is known to reach (a previous
 // selection over a subset of these matches), so nothing below it is kept.
 func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPlan, units []scoreUnit, st *collStats, snap *scorch.IndexSnapshot, depth int, locations bool, floor float64) (*bleve.SearchResult, error) {
-	// The terms: those that only score first, then the disjunction's by
-	// bound ascending.
+	// The terms: those that only score first, then the disjunction's (by
+	// bound ascending, which orders the walk's ties).
 	ts := make([]msTerm, 0, len(units))
 	for i, u := range units {
 		df, err := st.unitFreq(ctx, u)
@@ -333,151 +333,27 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	for nonGen < len(ts) && !ts[nonGen].gen {
 		nonGen++
 	}
-	// ub[i]: the most terms 0..i add together.
-	ub := make([]float64, len(ts))
-	sum := 0.0
-	for i := range ts {
-		sum += ts[i].bound
-		ub[i] = sum * (1 + boundMargin)
-	}
-	contrib := make([]float64, len(units))
-	has := make([]bool, len(units))
-	allowed := plan.aq.allowed.ToDense()
-	avgdl := st.avgdl()
-
-	segs := snap.Segments()
 	kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
-	total, steps, skipped := 0, 0, 0
-	// theta is the score a candidate must reach, ess the first essential
-	// term; both only grow.
-	theta, ess := floor, nonGen
-	raise := func() {
-		for ess < len(ts) && ub[ess] < theta {
-			ess++
-		}
-	}
-	raise()
+	w := newMSWalk(ctx, ix, ts, nonGen, len(units), plan.aq.allowed.ToDense(), st.avgdl(), kept, floor)
+	segs := snap.Segments()
 	var offset uint64
 	for _, ss := range segs {
 		base := offset
 		offset += ss.Segment().Count()
-		if ss.Count() == 0 || ess >= len(ts) {
+		if ss.Count() == 0 {
 			continue
 		}
 		e, err := ix.segmentOrds(ss, segs)
 		if err != nil {
 			return nil, err
 		}
-		ords := e.ords
-		dict, err := st.dict(ss)
-		if err != nil {
+		if err := w.segment(ss, segs, base, e.ords, st); err != nil {
 			return nil, err
 		}
-		for i := range ts {
-			t := &ts[i]
-			t.cur = noDoc
-			if t.phrase {
-				if i >= ess { // a non-essential phrase is never advanced again
-					if err := t.enter(base, offset); err != nil {
-						return nil, err
-					}
-				}
-				continue
-			}
-			pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
-			if err != nil {
-				return nil, fmt.Errorf("index: %w", err)
-			}
-			if pl == nil {
-				continue
-			}
-			t.it = pl.Iterator(true, true, false, t.it)
-			if err := t.next(); err != nil {
-				return nil, err
-			}
-		}
-		for ess < len(ts) {
-			d := uint64(noDoc)
-			for i := ess; i < len(ts); i++ {
-				d = min(d, ts[i].cur)
-			}
-			if d == noDoc {
-				break
-			}
-			if steps++; steps&1023 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			o := uint32(noOrd)
-			if d < uint64(len(ords)) {
-				o = ords[d]
-			}
-			ok := o != noOrd && int(o>>6) < len(allowed) && allowed[o>>6]&(1<<(o&63)) != 0
-			known := 0.0
-			for i := ess; i < len(ts); i++ {
-				t := &ts[i]
-				if t.cur != d {
-					continue
-				}
-				if ok && t.idf > 0 {
-					c := bm25Term(t.idf, t.freq, t.norm, avgdl)
-					contrib[t.unit], has[t.unit] = c, true
-					known += c
-				}
-				if err := t.next(); err != nil {
-					return nil, err
-				}
-			}
-			if !ok {
-				continue
-			}
-			total++
-			full := kept.full()
-			skip := false
-			for i := ess - 1; i >= 0; i-- {
-				if (known+ub[i])*(1+boundMargin) < theta {
-					skip = true
-					break
-				}
-				t := &ts[i]
-				if t.phrase {
-					continue // scores nothing; never advanced once non-essential
-				}
-				if t.cur < d {
-					if err := t.seek(d); err != nil {
-						return nil, err
-					}
-				}
-				if t.cur == d && t.idf > 0 {
-					c := bm25Term(t.idf, t.freq, t.norm, avgdl)
-					contrib[t.unit], has[t.unit] = c, true
-					known += c
-				}
-			}
-			score := 0.0
-			for u := range has {
-				if has[u] {
-					score += contrib[u]
-					has[u] = false
-				}
-			}
-			if skip {
-				skipped++
-				continue
-			}
-			if full && score < kept.worst() {
-				continue
-			}
-			kept.add(exactHit{doc: base + d, score: score, ord: o})
-			if kept.full() && kept.worst() > theta {
-				theta = kept.worst()
-				raise()
-			}
-		}
 	}
+	total, skipped := w.total, w.skipped
 	if maxScoreVisit != nil {
-		maxScoreVisit(total-skipped, skipped)
+		maxScoreVisit(total-skipped, skipped, w.windows)
 	}
 	return ix.exactResult(ctx, sel, kept.kept(), total, locations)
 }

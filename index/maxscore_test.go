@@ -17,13 +17,34 @@ import (
 // the terms (quoted, or a word the analyzer splits) and depths from 1 to
 // past the matches; and it does skip candidates.
 func TestMaxScoreMatchesExhaustive(t *testing.T) {
+	maxScoreOracle(t, 17, false)
+}
+
+// TestBlockMaxMatchesExhaustive is TestMaxScoreMatchesExhaustive with
+// blocks small enough for the collection (maxscore_block.go): the walk
+// passes windows whole on their block bounds and still ranks as the
+// exhaustive walk.
+func TestBlockMaxMatchesExhaustive(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	// Dense lists (frequencies kept) and sparse ones (documents kept),
+	// built when a query needs them or beforehand (warm).
+	for _, c := range []struct{ docs, min, dense, warm uint64 }{{16, 4, 1 << 40, 1 << 40}, {64, 1, 1, 1 << 40}, {7, 30, 8, 1}} {
+		blockDocs, minBlockDF, denseEvery, warmMinDocs = c.docs, c.min, c.dense, c.warm
+		maxScoreOracle(t, 17+c.docs, true)
+	}
+}
+
+// maxScoreOracle builds the collection from seed and compares MaxScore
+// with the exhaustive walk; blocks: windows must be passed whole.
+func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
+	t.Helper()
 	ctx := context.Background()
 	ix, err := Open(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	rng := rand.New(rand.NewPCG(17, 19))
+	rng := rand.New(rand.NewPCG(seed, 19))
 	words := []string{"turbine", "nozzle", "vortex", "plasma", "stator", "rotor", "flutter", "shock",
 		"system", "value", "number", "result", "signal", "engine"}
 	doc := func(i int, owner string) Doc {
@@ -63,8 +84,8 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scoredN, skippedN := 0, 0
-	maxScoreVisit = func(s, k int) { scoredN += s; skippedN += k }
+	scoredN, skippedN, windowsN := 0, 0, 0
+	maxScoreVisit = func(s, k, w int) { scoredN += s; skippedN += k; windowsN += w }
 	defer func() { maxScoreVisit = nil }()
 	used, usedPhrases := 0, 0
 	for n := range 90 {
@@ -115,10 +136,10 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 		}
 	}
 	ix.noPrune = false
-	if used == 0 || usedPhrases == 0 || skippedN == 0 {
-		t.Fatalf("MaxScore ran in %d searches (%d with phrases) and skipped %d of %d candidates: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN)
+	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) {
+		t.Fatalf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
 	}
-	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates", used, usedPhrases, skippedN, scoredN+skippedN)
+	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
 }
 
 // TestMaxScoreTiesMatchExhaustive: hundreds of copies of one text tie at

@@ -1,0 +1,307 @@
+package index
+
+// Block upper bounds of the MaxScore selection (maxscore_walk.go).
+//
+// The term bound idf·(k1+1) is what a term adds to a document as its
+// frequency grows without limit; a common word occurs once or twice in an
+// entry of ordinary length and adds about half that. So a long postings
+// list is cut into blocks of blockDocs document numbers and each block
+// keeps what bounds its documents' term weight for any collection
+// statistics:
+//
+//	TF(tf, dl) = (k1+1) / (1 + c/tf + e·dl/tf),  c = k1·(1−b),  e = k1·b/avgdl
+//
+// falls as 1/tf and dl/tf grow, so with the block's largest tf and its
+// smallest dl/tf it is at most (k1+1) / (1 + c/maxTF + e·min(dl/tf)).
+// Both are read from the segment's postings once (deleted documents
+// included: a bound over more documents still bounds) and kept per
+// segment, which never changes; idf and avgdl, the caller's statistics,
+// enter only when a search multiplies them in. Nothing of a query, of a
+// caller or of the deletions is cached.
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/contextd/contextd/index/bm25"
+)
+
+// blockDocs is the width of a block and of the walk's windows, in
+// document numbers; minBlockDF the shortest postings list (in a segment)
+// given blocks: a shorter one is positioned by seeking at each window,
+// which costs little. Tests set both small.
+var (
+	blockDocs  uint64 = 512
+	minBlockDF uint64 = 2048
+)
+
+// maxBlockBytes caps the cache: past it the cache starts again empty. A
+// term's blocks take 8 bytes per blockDocs documents, 16 KB over a
+// million entries, and its frequencies or documents at most half a byte a
+// document, 500 KB: the cap holds some 250 of the commonest words there.
+const maxBlockBytes = 128 << 20
+
+// termBlocks are one term's block bounds in one segment: tf[k] is the
+// largest frequency in block k (0: no posting) and y[k] the smallest
+// length over frequency, rounded down.
+//
+// They also tell the walk whether, and for a dense list how often, a
+// candidate holds the term without moving the term's cursor: zap's
+// Advance reads every posting on the way to its target, so looking a
+// common word up at each candidate of a rarer one read the whole common
+// list (for "Use it here when determining if" at 1M entries, 300k
+// postings of "use" for 9k lookups: 4.9 of the leg's 7.2 ms). A dense
+// list (a document in denseEvery or more) keeps each document's frequency
+// in four bits, tf4 (0: absent, 15: 15 or more, read from the cursor);
+// a sparser one its documents, docs. Deleted documents are included: a
+// candidate is never deleted.
+type termBlocks struct {
+	tf, y []float32
+	docs  *roaring.Bitmap
+	tf4   []byte
+}
+
+// denseEvery: a list holding one document in denseEvery or more keeps
+// tf4 (half a byte a document, where docs would take about a bit for
+// each of its documents).
+var denseEvery uint64 = 16
+
+// tfUnknown is tf4's mark for a frequency it does not hold.
+const tfUnknown = 15
+
+// freqAt returns the term's frequency in local document d when the blocks
+// know it: known false means the cursor must be moved there; freq 0 with
+// known true that d lacks the term.
+func (b *termBlocks) freqAt(d uint64) (freq uint64, known bool) {
+	if b.tf4 != nil {
+		v := b.tf4[d>>1] >> (4 * (d & 1)) & 15
+		return uint64(v), v != tfUnknown
+	}
+	if !b.docs.Contains(uint32(d)) {
+		return 0, true
+	}
+	return 0, false
+}
+
+// bound is the most the term adds to a document of block k: idf (times
+// the query's count) times the block's TF bound, widened by boundMargin.
+// c and e are k1·(1−b) and k1·b/avgdl.
+func (b *termBlocks) bound(k uint64, idf, c, e float64) float64 {
+	tf := b.tf[k]
+	if tf == 0 || idf <= 0 {
+		return 0
+	}
+	return idf * bm25.MaxTF / (1 + c/float64(tf) + e*float64(b.y[k])) * (1 + boundMargin)
+}
+
+// docLen is a document's length from its postings norm, as bm25Term
+// reads it.
+func docLen(norm float64) float64 {
+	if norm > 0 {
+		return math.Round(1 / (norm * norm))
+	}
+	return 1
+}
+
+// buildBlocks reads term's postings in a segment of n documents; nil when
+// the list is shorter than minBlockDF.
+func buildBlocks(dict segment.TermDictionary, term string, n uint64) (*termBlocks, error) {
+	pl, err := dict.PostingsList([]byte(term), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	if pl == nil || pl.Count() < minBlockDF {
+		return nil, nil
+	}
+	nb := (n + blockDocs - 1) / blockDocs
+	b := &termBlocks{tf: make([]float32, nb), y: make([]float32, nb)}
+	for k := range b.y {
+		b.y[k] = float32(math.Inf(1))
+	}
+	var docs []uint32
+	if pl.Count()*denseEvery >= n {
+		b.tf4 = make([]byte, (n+1)/2)
+	} else {
+		docs = make([]uint32, 0, pl.Count())
+	}
+	it := pl.Iterator(true, true, false, nil)
+	for {
+		p, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		if p == nil {
+			if b.tf4 == nil {
+				b.docs = roaring.BitmapOf(docs...)
+				b.docs.RunOptimize()
+			}
+			return b, nil
+		}
+		d := p.Number()
+		k := d / blockDocs
+		tf := float64(p.Frequency())
+		if k >= nb || tf <= 0 {
+			return nil, fmt.Errorf("index: posting %d of %q (frequency %v) outside a segment of %d documents", d, term, tf, n)
+		}
+		if b.tf4 != nil {
+			b.tf4[d>>1] |= byte(min(p.Frequency(), tfUnknown)) << (4 * (d & 1))
+		} else {
+			docs = append(docs, uint32(d))
+		}
+		f := float32(tf)
+		if float64(f) < tf {
+			f = math.Nextafter32(f, float32(math.Inf(1)))
+		}
+		b.tf[k] = max(b.tf[k], f)
+		y := docLen(p.Norm()) / tf
+		yf := float32(y)
+		if float64(yf) > y {
+			yf = math.Nextafter32(yf, 0)
+		}
+		b.y[k] = min(b.y[k], yf)
+	}
+}
+
+// blockCache holds the block bounds of the live segments, keyed by the
+// segment itself (its number restarts when the index is reset), within
+// maxBlockBytes: past it a term gets no blocks (the walk then reads its
+// cursor, as before them) until segments merged away free their share.
+type blockCache struct {
+	mu    sync.Mutex
+	segs  map[segment.Segment]*segBlocks
+	bytes int
+}
+
+// segBlocks are one segment's term blocks, each built once.
+type segBlocks struct {
+	warm  sync.Once
+	mu    sync.Mutex
+	terms map[string]*blockEntry
+	bytes int
+}
+
+type blockEntry struct {
+	once sync.Once
+	b    *termBlocks
+	err  error
+	uses int
+}
+
+// buildOnUse is the use of a list (by a walk, in a segment) that builds
+// its blocks when the segment's warm-up did not: building reads the whole
+// list, which a walk may never need to, so a word asked for once keeps
+// the walk's cost without blocks; one asked for again is likely asked for
+// often.
+const buildOnUse = 2
+
+// warmMinDocs: a segment of at least this many documents gets the blocks
+// of its dense lists when a walk first meets it. Built one query at a
+// time, the blocks of a common word cost the first query using it what
+// the walk without them cost (one pass over the list), so the bench's
+// hundred questions, each asked once, ran as slowly as before. At 1M
+// entries the largest segment (916k documents, 42k terms) holds 80 dense
+// lists, 13M of its 33M postings: building them took some 0.3 s once,
+// beside the 1 s of its ordinal array (prefilter.go), and 38 MB.
+var warmMinDocs uint64 = 16384
+
+// blocks returns term's block bounds in ss (nil: a short list, or the
+// cache is full), building them on first use. live are the reader's
+// segments: entries of segments gone from it are dropped when the cache
+// holds many.
+func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSnapshot, dict segment.TermDictionary, term string) (*termBlocks, error) {
+	seg := ss.Segment()
+	c.mu.Lock()
+	if c.segs == nil {
+		c.segs = map[segment.Segment]*segBlocks{}
+	}
+	sb := c.segs[seg]
+	if sb == nil {
+		if len(c.segs) >= 2*len(live)+8 {
+			keep := make(map[segment.Segment]bool, len(live))
+			for _, s := range live {
+				keep[s.Segment()] = true
+			}
+			for k, v := range c.segs {
+				if !keep[k] {
+					delete(c.segs, k)
+					c.bytes -= v.bytes
+				}
+			}
+		}
+		sb = &segBlocks{terms: map[string]*blockEntry{}}
+		c.segs[seg] = sb
+	}
+	c.mu.Unlock()
+	var err error
+	if n := seg.Count(); n >= warmMinDocs {
+		sb.warm.Do(func() { err = c.warm(sb, dict, n) })
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.entry(sb, dict, term, seg.Count(), buildOnUse)
+}
+
+// entry returns term's blocks in the segment of sb, building them once,
+// at the after-th use, while the cache has room.
+func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term string, n uint64, after int) (*termBlocks, error) {
+	sb.mu.Lock()
+	e := sb.terms[term]
+	if e == nil {
+		c.mu.Lock()
+		full := c.bytes >= maxBlockBytes
+		c.mu.Unlock()
+		if full {
+			sb.mu.Unlock()
+			return nil, nil
+		}
+		e = &blockEntry{}
+		sb.terms[term] = e
+	}
+	e.uses++
+	wait := e.uses < after
+	sb.mu.Unlock()
+	if wait {
+		return nil, nil
+	}
+	e.once.Do(func() {
+		e.b, e.err = buildBlocks(dict, term, n)
+		if e.b != nil {
+			size := 8*len(e.b.tf) + len(e.b.tf4)
+			if e.b.docs != nil {
+				size += int(e.b.docs.GetSizeInBytes())
+			}
+			c.mu.Lock()
+			c.bytes += size
+			c.mu.Unlock()
+			sb.mu.Lock()
+			sb.bytes += size
+			sb.mu.Unlock()
+		}
+	})
+	return e.b, e.err
+}
+
+// warm builds the blocks of the segment's dense lists (denseEvery).
+func (c *blockCache) warm(sb *segBlocks, dict segment.TermDictionary, n uint64) error {
+	it := dict.AutomatonIterator(nil, nil, nil)
+	for {
+		de, err := it.Next()
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if de == nil {
+			return nil
+		}
+		if de.Count < minBlockDF || de.Count*denseEvery < n {
+			continue
+		}
+		if _, err := c.entry(sb, dict, de.Term, n, 1); err != nil {
+			return err
+		}
+	}
+}

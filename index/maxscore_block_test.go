@@ -1,0 +1,121 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/contextd/contextd/index/bm25"
+)
+
+// TestBlockBoundsHold: over segments with deletions and frequencies past
+// tf4's range, every posting's BM25 weight is at most its block's bound
+// for any idf and average length, and what the blocks say of a document's
+// frequency (dense lists) or presence (sparse ones) is what its postings
+// say.
+func TestBlockBoundsHold(t *testing.T) {
+	defer func(d, m, e uint64) { blockDocs, minBlockDF, denseEvery = d, m, e }(blockDocs, minBlockDF, denseEvery)
+	blockDocs, minBlockDF = 8, 1
+	ctx := context.Background()
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(5, 9))
+	words := []string{"alpha", "beta", "gamma", "delta"}
+	for b := range 3 {
+		var docs []Doc
+		for i := range 300 {
+			var w []string
+			for range rng.IntN(60) {
+				w = append(w, words[min(len(words)-1, int(rng.ExpFloat64()*1.5))])
+			}
+			for range rng.IntN(50) {
+				w = append(w, fmt.Sprintf("filler%d", rng.IntN(100)))
+			}
+			docs = append(docs, Doc{ID: fmt.Sprintf("p%03d%04d", b, i), Text: strings.Join(w, " "), Owner: "p",
+				ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+		}
+		var dels []string
+		for range 30 * b {
+			dels = append(dels, fmt.Sprintf("p%03d%04d", rng.IntN(b+1), rng.IntN(300)))
+		}
+		if err := ix.Apply(ctx, docs, dels, int64(b+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	wide := 0
+	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+		n := ss.Segment().Count()
+		dict, err := ss.Segment().Dictionary(fieldText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range words {
+			for _, dense := range []uint64{1, 1 << 40} {
+				denseEvery = dense
+				b, err := buildBlocks(dict, term, n)
+				if err != nil || b == nil {
+					t.Fatalf("%q: blocks %v, %v", term, b, err)
+				}
+				pl, err := dict.PostingsList([]byte(term), nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				it := pl.Iterator(true, true, false, nil)
+				held := map[uint64]bool{}
+				for {
+					p, err := it.Next()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p == nil {
+						break
+					}
+					d, freq := p.Number(), p.Frequency()
+					held[d] = true
+					if freq >= tfUnknown {
+						wide++
+					}
+					for _, avgdl := range []float64{0.5, 7, 30, 400} {
+						for _, idf := range []float64{0.01, 1, 9} {
+							w := bm25Term(idf, freq, p.Norm(), avgdl)
+							if bd := b.bound(d/blockDocs, idf, bm25.K1*(1-bm25.B), bm25.K1*bm25.B/avgdl); w > bd {
+								t.Fatalf("%q document %d (tf %d): weight %v above its block's bound %v (avgdl %v, idf %v)", term, d, freq, w, bd, avgdl, idf)
+							}
+						}
+					}
+					got, known := b.freqAt(d)
+					switch {
+					case known && got != freq:
+						t.Fatalf("%q document %d: blocks say frequency %d, postings %d", term, d, got, freq)
+					case !known && b.tf4 != nil && freq < tfUnknown:
+						t.Fatalf("%q document %d: a dense list does not know frequency %d", term, d, freq)
+					}
+				}
+				for d := range n {
+					if got, known := b.freqAt(d); !held[d] && (!known || got != 0) {
+						t.Fatalf("%q document %d lacks the term; blocks say %d (known %v)", term, d, got, known)
+					}
+				}
+			}
+		}
+	}
+	if wide == 0 {
+		t.Fatal("no frequency reaches tf4's limit: the test does not exercise it")
+	}
+}

@@ -1,0 +1,285 @@
+package index
+
+// The MaxScore walk, window by window (block-max MaxScore).
+//
+// With one bound per term for the whole collection, the 200 candidates
+// hybrid search keeps over a million entries leave θ below the common
+// words' summed bounds: every posting of a common word was a candidate,
+// and the full-text leg took 6.1 ms at the median and 25 ms at worst
+// (docs/benchmarks.md, "One million entries"). So each segment is walked
+// in windows of blockDocs document numbers, and in each window a term's
+// bound is the smaller of what is known there:
+//
+//   - 0 when its cursor already stands past the window or its block there
+//     holds no posting;
+//   - its block's bound (maxscore_block.go) for a long postings list;
+//   - bound(t) otherwise: a short list is positioned at the window first
+//     (it has no posting there: 0), a long one without blocks is not.
+//
+// The terms are ordered by these bounds as MaxScore orders them over the
+// whole collection (the terms that only score first, then the
+// disjunction's, ascending), the essential ones draw the window's
+// candidates, and a window whose bounds sum below θ is passed without
+// reading a posting. A document is skipped only when the bounds of its
+// window say it cannot reach θ, so the kept set and its scores are the
+// exhaustive walk's, as before (TestBlockMaxMatchesExhaustive, with small
+// blocks; TestBlockBoundsHold). The bounds come from every document of a block, readable by
+// the caller or not, as the postings the walk reads always did: what a
+// caller cannot read moves only how much is skipped, never a score.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/contextd/contextd/index/bm25"
+)
+
+// msWalk is one selection's state across segments.
+type msWalk struct {
+	ctx     context.Context
+	ix      *Index
+	ts      []msTerm
+	nonGen  int // ts[:nonGen] only score
+	contrib []float64
+	has     []bool
+	allowed []uint64
+	avgdl   float64
+	c, e    float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
+	kept    *msHeap
+	theta   float64
+	total   int
+	skipped int
+	steps   int
+	windows int // windows passed whole (tests)
+	// The current window: each term's bound there, the terms in bound
+	// order (positions in ts) and the running sums of their bounds.
+	wb    []float64
+	order []int
+	ub    []float64
+}
+
+func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed []uint64, avgdl float64, kept *msHeap, floor float64) *msWalk {
+	return &msWalk{ctx: ctx, ix: ix, ts: ts, nonGen: nonGen, contrib: make([]float64, units), has: make([]bool, units),
+		allowed: allowed, avgdl: avgdl, c: bm25.K1 * (1 - bm25.B), e: bm25.K1 * bm25.B / avgdl, kept: kept, theta: floor,
+		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts))}
+}
+
+// segment walks one segment of global numbers from base, its ordinal
+// array ords; segs is the reader's segments.
+func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, base uint64, ords []uint32, st *collStats) error {
+	n := ss.Segment().Count()
+	dict, err := st.dict(ss)
+	if err != nil {
+		return err
+	}
+	for i := range w.ts {
+		t := &w.ts[i]
+		t.cur, t.stale, t.blk, t.long = noDoc, false, nil, false
+		if t.phrase {
+			t.base, t.segEnd, t.stale = base, base+n, true
+			continue
+		}
+		pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if pl == nil || pl.Count() == 0 {
+			continue
+		}
+		t.it = pl.Iterator(true, true, false, t.it)
+		t.stale = true
+		t.long = pl.Count() >= minBlockDF
+		if t.long && t.idf > 0 {
+			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term); err != nil {
+				return err
+			}
+		}
+	}
+	for ws := uint64(0); ws < n; ws += blockDocs {
+		done, err := w.window(ws, min(ws+blockDocs, n), base, ords)
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil
+}
+
+// position moves t to its first document at or after d unless it stands
+// there already.
+func (t *msTerm) position(d uint64) error {
+	if !t.stale && t.cur >= d {
+		return nil
+	}
+	t.stale = false
+	return t.seek(d)
+}
+
+// window walks the local documents [ws, we); done reports that no term
+// has a document left in the segment.
+func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err error) {
+	ts := w.ts
+	sum := 0.0
+	left := false
+	for i := range ts {
+		t := &ts[i]
+		b := 0.0
+		switch {
+		case !t.stale && t.cur >= we:
+		case t.phrase || t.idf <= 0:
+			left = true // scores nothing (a phrase's words are units)
+		case t.blk != nil:
+			b = t.blk.bound(ws/blockDocs, t.idf, w.c, w.e)
+			left = true
+		case t.long:
+			// Without blocks (not built yet, or no room) a long list is
+			// moved only to candidates, as the walk did before blocks:
+			// placing it at every window read it whole, and at 100k
+			// entries, where most lists met are met for the first time,
+			// the hybrid median rose 1.7×.
+			b = t.bound
+			left = true
+		default:
+			if err := t.position(ws); err != nil {
+				return false, err
+			}
+			if t.cur < we {
+				b = t.bound
+			}
+		}
+		if t.cur != noDoc || t.stale {
+			left = true
+		}
+		w.wb[i] = b
+		sum += b
+	}
+	if !left {
+		return true, nil
+	}
+	if sum*(1+boundMargin) < w.theta {
+		w.windows++
+		return false, nil
+	}
+	// The order: the terms that only score, then the disjunction's by
+	// window bound ascending (a phrase's is 0).
+	order := w.order[:0]
+	for i := range ts {
+		order = append(order, i)
+		for k := len(order) - 1; k > w.nonGen && w.wb[order[k]] < w.wb[order[k-1]]; k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	s := 0.0
+	for k, i := range order {
+		s += w.wb[i]
+		w.ub[k] = s * (1 + boundMargin)
+	}
+	ub := w.ub
+	ess := w.nonGen
+	for ess < len(order) && ub[ess] < w.theta {
+		ess++
+	}
+	for k := ess; k < len(order); k++ {
+		if err := ts[order[k]].position(ws); err != nil {
+			return false, err
+		}
+	}
+	for ess < len(order) {
+		d := uint64(noDoc)
+		for k := ess; k < len(order); k++ {
+			d = min(d, ts[order[k]].cur)
+		}
+		if d >= we {
+			break
+		}
+		if w.steps++; w.steps&1023 == 0 {
+			if err := w.ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		o := uint32(noOrd)
+		if d < uint64(len(ords)) {
+			o = ords[d]
+		}
+		ok := o != noOrd && int(o>>6) < len(w.allowed) && w.allowed[o>>6]&(1<<(o&63)) != 0
+		known := 0.0
+		norm := -1.0 // d's norm, once a term cursor stands on d
+		for k := ess; k < len(order); k++ {
+			t := &ts[order[k]]
+			if t.cur != d {
+				continue
+			}
+			if !t.phrase {
+				norm = t.norm
+			}
+			if ok && t.idf > 0 {
+				c := bm25Term(t.idf, t.freq, t.norm, w.avgdl)
+				w.contrib[t.unit], w.has[t.unit] = c, true
+				known += c
+			}
+			if err := t.next(); err != nil {
+				return false, err
+			}
+		}
+		if !ok {
+			continue
+		}
+		w.total++
+		full := w.kept.full()
+		skip := false
+		for k := ess - 1; k >= 0; k-- {
+			if (known+ub[k])*(1+boundMargin) < w.theta {
+				skip = true
+				break
+			}
+			t := &ts[order[k]]
+			if t.phrase || w.wb[order[k]] == 0 {
+				continue // scores nothing here
+			}
+			// The blocks answer without moving the cursor when they
+			// can: every posting of d carries d's norm.
+			freq, fnorm := uint64(0), norm
+			if t.blk == nil || t.stale || t.cur < d {
+				got := false
+				if t.blk != nil && norm >= 0 {
+					freq, got = t.blk.freqAt(d)
+				}
+				if !got {
+					if err := t.position(d); err != nil {
+						return false, err
+					}
+				}
+			}
+			if !t.stale && t.cur == d {
+				freq, fnorm = t.freq, t.norm
+			}
+			if freq > 0 && t.idf > 0 {
+				c := bm25Term(t.idf, freq, fnorm, w.avgdl)
+				w.contrib[t.unit], w.has[t.unit] = c, true
+				known += c
+			}
+		}
+		score := 0.0
+		for u := range w.has {
+			if w.has[u] {
+				score += w.contrib[u]
+				w.has[u] = false
+			}
+		}
+		if skip {
+			w.skipped++
+			continue
+		}
+		if full && score < w.kept.worst() {
+			continue
+		}
+		w.kept.add(exactHit{doc: base + d, score: score, ord: o})
+		if w.kept.full() && w.kept.worst() > w.theta {
+			w.theta = w.kept.worst()
+			for ess < len(order) && ub[ess] < w.theta {
+				ess++
+			}
+		}
+	}
+	return false, nil
+}
