@@ -121,6 +121,13 @@ type Index struct {
 	// MaxScore (maxscore.go): the oracle of TestMaxScoreMatchesExhaustive.
 	noMaxScore bool
 
+	// life is held (read) by the work that may outlive a call and runs
+	// beside Apply (ReleaseMapped, the mapped-page guard), and (write) by
+	// Close while it closes Bleve.
+	life sync.RWMutex
+	// guard is the mapped-page guard's state (mapguard.go).
+	guard mapGuard
+
 	// prints are the fingerprints of the long texts indexed, so that an
 	// unchanged one is not indexed again (unchanged.go); under mu.
 	prints fingerprints
@@ -201,6 +208,7 @@ func Open(o Options) (*Index, error) {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	ix := &Index{lang: o.Language, cat: catalog.NewMeta(), stop: stop, maxTerms: o.MaxQueryTerms, maxExpansions: o.MaxPrefixExpansions, maxCandidates: o.MaxCandidates}
+	ix.guard.budget = mappedBudget
 	if o.Dir != "" {
 		snap, bi, fresh, note, err := openSnapshot(o.Dir, o.Language, m, o.LockTimeout)
 		switch {
@@ -250,8 +258,10 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	wm, _ := ix.watermark()
+	ix.life.Lock()
 	err := ix.bi.Close()
 	ix.bi = nil
+	ix.life.Unlock()
 	if ix.snap != nil && err == nil {
 		err = ix.snap.seal(wm)
 	}
@@ -391,6 +401,7 @@ func (ix *Index) ApplyRead(ctx context.Context, n int, read func(ctx context.Con
 		// (goals of 633-647 MB in a trace of the sixteen 10 MiB texts,
 		// against 350-480 MB while a group held it).
 		defer memrelease.Tighten()()
+		defer ix.guardMapped()() // and the merges after it (mapguard.go)
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

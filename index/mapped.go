@@ -5,6 +5,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 
+	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/memrelease"
 )
 
@@ -23,6 +24,11 @@ import (
 // The segments are held by a reader for the duration, so none of them is
 // unmapped (and its addresses reused) while their pages are dropped.
 func (ix *Index) ReleaseMapped() (int64, error) {
+	ix.life.RLock()
+	defer ix.life.RUnlock()
+	if ix.bi == nil {
+		return 0, fmt.Errorf("index: closed: %w", cerrors.ErrUnavailable)
+	}
 	adv, err := ix.bi.Advanced()
 	if err != nil {
 		return 0, fmt.Errorf("index: %w", err)

@@ -106,3 +106,27 @@ func ResidentKiB(addr uintptr) (int, error) {
 	}
 	return 0, fmt.Errorf("no mapping at %x", addr)
 }
+
+// FileResident is the process's file-backed resident set in bytes
+// (RssFile of /proc/self/status; 0 when it cannot be read): the mapped
+// pages of the binary, the database and the index segments.
+func FileResident() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte("RssFile:")); ok {
+			f := bytes.Fields(v)
+			if len(f) == 0 {
+				return 0
+			}
+			kb, err := strconv.ParseUint(string(f[0]), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
