@@ -181,7 +181,7 @@ type segBlocks struct {
 	warm  sync.Once
 	mu    sync.Mutex
 	terms map[string]*blockEntry
-	bytes int
+	bytes int // under blockCache.mu
 }
 
 type blockEntry struct {
@@ -275,12 +275,10 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 			if e.b.docs != nil {
 				size += int(e.b.docs.GetSizeInBytes())
 			}
-			c.mu.Lock()
+			c.mu.Lock() // both sums are c.mu's: pruning reads sb.bytes
 			c.bytes += size
-			c.mu.Unlock()
-			sb.mu.Lock()
 			sb.bytes += size
-			sb.mu.Unlock()
+			c.mu.Unlock()
 		}
 	})
 	return e.b, e.err

@@ -119,3 +119,52 @@ func TestBlockBoundsHold(t *testing.T) {
 		t.Fatal("no frequency reaches tf4's limit: the test does not exercise it")
 	}
 }
+
+// TestBlockCacheConcurrent: searches running at once build, warm and read
+// the block cache together (run with -race) and each ranks as the
+// exhaustive walk.
+func TestBlockCacheConcurrent(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	defer func(s uint64) { skipMax = s }(skipMax)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs, skipMax = 32, 8, 4, 1, 0
+	ix := pruneTestIndex(t)
+	defer ix.Close()
+	ctx := context.Background()
+	want := make([]string, len(pruneTestQueries))
+	ix.noMaxScore = true
+	for i, q := range pruneTestQueries {
+		r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = scored(r)
+	}
+	ix.noMaxScore = false
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for k := range 6 {
+				i := (g + k) % len(pruneTestQueries)
+				r, err := ix.Search(ctx, Query{Text: pruneTestQueries[i], Mode: "boolean", Access: Access{Principal: "p"}, Size: 50})
+				if err == nil && scored(r) != want[i] {
+					err = fmt.Errorf("%s: MaxScore differs from the exhaustive walk:\n got %s\nwant %s", pruneTestQueries[i], scored(r), want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix.blocks.mu.Lock()
+	defer ix.blocks.mu.Unlock()
+	if ix.blocks.bytes == 0 {
+		t.Fatal("no blocks were built: the test does not exercise the cache")
+	}
+}
