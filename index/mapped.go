@@ -22,7 +22,10 @@ import (
 // SQLite's maps.
 //
 // The segments are held by a reader for the duration, so none of them is
-// unmapped (and its addresses reused) while their pages are dropped.
+// unmapped (and its addresses reused) while their pages are dropped. The
+// search caches (ordinal arrays, block bounds) of segments no longer in
+// the reader are dropped too: after a load, those of the segments merged
+// away stayed until the caches held twice the live segments.
 func (ix *Index) ReleaseMapped() (int64, error) {
 	ix.life.RLock()
 	defer ix.life.RUnlock()
@@ -42,6 +45,9 @@ func (ix *Index) ReleaseMapped() (int64, error) {
 	if !ok {
 		return 0, nil // an index kept in memory maps nothing
 	}
+	// The caches of segments merged away go too.
+	ix.ords.prune(snap.Segments())
+	ix.blocks.prune(snap.Segments())
 	paths := map[string]bool{}
 	for _, s := range snap.Segments() {
 		if p, ok := s.Segment().(interface{ Path() string }); ok && p.Path() != "" {

@@ -58,6 +58,17 @@ func TestReleaseMapped(t *testing.T) {
 	if ids(before) != ids(after) || ids(after) != "02,01" {
 		t.Fatalf("before %q, after %q, want 02,01", ids(before), ids(after))
 	}
+	// The ordinal arrays of a segment gone from the reader are dropped.
+	ix.ords.get(1<<62, nil)
+	if _, err := ix.ReleaseMapped(); err != nil {
+		t.Fatal(err)
+	}
+	ix.ords.mu.Lock()
+	_, stale := ix.ords.segs[1<<62]
+	ix.ords.mu.Unlock()
+	if stale {
+		t.Fatal("the arrays of a segment not in the reader were kept")
+	}
 	// An index kept in memory has nothing mapped.
 	mem := openTest(t, Options{})
 	if _, err := mem.ReleaseMapped(); err != nil {

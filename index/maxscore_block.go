@@ -221,16 +221,7 @@ func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSn
 	sb := c.segs[seg]
 	if sb == nil {
 		if len(c.segs) >= 2*len(live)+8 {
-			keep := make(map[segment.Segment]bool, len(live))
-			for _, s := range live {
-				keep[s.Segment()] = true
-			}
-			for k, v := range c.segs {
-				if !keep[k] {
-					delete(c.segs, k)
-					c.bytes -= v.bytes
-				}
-			}
+			c.pruneLocked(live)
 		}
 		sb = &segBlocks{terms: map[string]*blockEntry{}}
 		c.segs[seg] = sb
@@ -244,6 +235,27 @@ func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSn
 		return nil, err
 	}
 	return c.entry(sb, dict, term, seg.Count(), buildOnUse)
+}
+
+// prune drops the blocks of segments not in live (the idle release, as
+// ordCache.prune).
+func (c *blockCache) prune(live []*scorch.SegmentSnapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pruneLocked(live)
+}
+
+func (c *blockCache) pruneLocked(live []*scorch.SegmentSnapshot) {
+	keep := make(map[segment.Segment]bool, len(live))
+	for _, s := range live {
+		keep[s.Segment()] = true
+	}
+	for k, v := range c.segs {
+		if !keep[k] {
+			delete(c.segs, k)
+			c.bytes -= v.bytes
+		}
+	}
 }
 
 // entry returns term's blocks in the segment of sb, building them once,

@@ -108,20 +108,33 @@ func (c *ordCache) get(id uint64, live []*scorch.SegmentSnapshot) *segOrds {
 	e := c.segs[id]
 	if e == nil {
 		if len(c.segs) >= 2*len(live)+8 {
-			keep := make(map[uint64]bool, len(live))
-			for _, s := range live {
-				keep[s.Id()] = true
-			}
-			for k := range c.segs {
-				if !keep[k] {
-					delete(c.segs, k)
-				}
-			}
+			c.pruneLocked(live)
 		}
 		e = &segOrds{}
 		c.segs[id] = e
 	}
 	return e
+}
+
+// prune drops the entries of segments not in live (the idle release:
+// after a load's merges, the arrays of merged-away segments stayed until
+// the cache held twice the live segments).
+func (c *ordCache) prune(live []*scorch.SegmentSnapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pruneLocked(live)
+}
+
+func (c *ordCache) pruneLocked(live []*scorch.SegmentSnapshot) {
+	keep := make(map[uint64]bool, len(live))
+	for _, s := range live {
+		keep[s.Id()] = true
+	}
+	for k := range c.segs {
+		if !keep[k] {
+			delete(c.segs, k)
+		}
+	}
 }
 
 // segmentOrds returns the ordinal arrays of seg, building them once.
