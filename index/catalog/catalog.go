@@ -104,10 +104,11 @@ type Position struct {
 // number of its shape (shape.go), which names the bitmap keys it was
 // added to, so Remove can clear it from each; shape 0 is a dead slot.
 type slot struct {
-	id    string
+	id    string // packed (ids.go) when packed is set
 	shape uint32
 	// unserved: the entry's metadata is not in the columns (meta.go).
 	unserved bool
+	packed   bool
 }
 
 func (s *slot) live() bool { return s.shape != 0 }
@@ -191,7 +192,8 @@ func New() *Catalog {
 func (c *Catalog) Put(e Entry) uint32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ord, ok := c.lookup(e.ID)
+	q := keyOfID(e.ID)
+	ord, ok := c.lookupKey(&q)
 	switch {
 	case ok:
 		c.clear(ord)
@@ -206,9 +208,13 @@ func (c *Catalog) Put(e Entry) uint32 {
 	}
 	var k shapeKey
 	k, c.scratch = keyOf(e, c.scratch)
-	c.slots[ord] = slot{id: e.ID, shape: c.shapes.acquire(k)}
+	sid, packed := e.ID, q.packed
+	if packed {
+		sid = string(q.k[:])
+	}
+	c.slots[ord] = slot{id: sid, packed: packed, shape: c.shapes.acquire(k)}
 	if !ok {
-		c.ords.insert(c.idHash(e.ID), ord, c.ordHash)
+		c.ords.insert(c.keyHash(&q), ord, c.ordHash)
 	}
 	c.created[ord] = e.CreatedAt.UnixMicro()
 	c.noteCreated(ord, c.created[ord])
@@ -287,12 +293,13 @@ func (c *Catalog) clear(ord uint32) {
 func (c *Catalog) Remove(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ord, ok := c.lookup(id)
+	q := keyOfID(id)
+	ord, ok := c.lookupKey(&q)
 	if !ok {
 		return false
 	}
 	c.clear(ord)
-	c.ords.remove(c.idHash(id), func(o uint32) bool { return o == ord }, c.ordHash)
+	c.ords.remove(c.keyHash(&q), func(o uint32) bool { return o == ord }, c.ordHash)
 	c.slots[ord] = slot{}
 	c.free = append(c.free, ord)
 	return true
@@ -305,14 +312,20 @@ func (c *Catalog) Ordinal(id string) (uint32, bool) {
 	return c.lookup(id)
 }
 
-func (c *Catalog) idHash(id string) uint64 { return maphash.String(c.seed, id) }
+// idHash is the hash of a slot's kept form of an id (ids.go).
+func (c *Catalog) idHash(kept string) uint64 { return maphash.String(c.seed, kept) }
 
 // ordHash is the hash of the id of the live ordinal o.
 func (c *Catalog) ordHash(o uint32) uint64 { return c.idHash(c.slots[o].id) }
 
 // lookup is the ordinal of the live id (under the caller's lock).
 func (c *Catalog) lookup(id string) (uint32, bool) {
-	return c.ords.find(c.idHash(id), func(o uint32) bool { return c.slots[o].id == id })
+	q := keyOfID(id)
+	return c.lookupKey(&q)
+}
+
+func (c *Catalog) lookupKey(q *idKey) (uint32, bool) {
+	return c.ords.find(c.keyHash(q), func(o uint32) bool { return c.slots[o].holds(q) })
 }
 
 // ID is the id of a live ordinal.
@@ -322,7 +335,15 @@ func (c *Catalog) ID(ord uint32) (string, bool) {
 	if int(ord) >= len(c.slots) || !c.slots[ord].live() {
 		return "", false
 	}
-	return c.slots[ord].id, true
+	return c.slots[ord].text(), true
+}
+
+// Live reports whether ord is a live ordinal, without spelling its id
+// (ID builds the text of a packed one).
+func (c *Catalog) Live(ord uint32) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return int(ord) < len(c.slots) && c.slots[ord].live()
 }
 
 // Name sets the id of each hit whose ordinal is live, under one read lock
@@ -332,7 +353,7 @@ func Name[H any](c *Catalog, hits []H, ord func(*H) uint32, set func(*H, string)
 	defer c.mu.RUnlock()
 	for i := range hits {
 		if o := ord(&hits[i]); int(o) < len(c.slots) && c.slots[o].live() {
-			set(&hits[i], c.slots[o].id)
+			set(&hits[i], c.slots[o].text())
 		}
 	}
 }

@@ -186,7 +186,7 @@ func (c *Catalog) newer(a, b uint32) bool {
 	if ca, cb := c.created[a], c.created[b]; ca != cb {
 		return ca > cb
 	}
-	return c.slots[a].id > c.slots[b].id
+	return compareIDs(&c.slots[a], &c.slots[b]) > 0
 }
 
 // page selects the newest-first entries [offset, offset+limit) of the
@@ -223,7 +223,7 @@ func (c *Catalog) page(b *roaring.Bitmap, w walk, offset, limit int) []string {
 			if at < w.lo || at > w.hi || len(h) == k && (at < c.created[h[0]] || !c.newer(o, h[0])) {
 				continue
 			}
-			if w.before && at == w.beforeAt && c.slots[o].id >= w.beforeID {
+			if w.before && at == w.beforeAt && compareID(&c.slots[o], w.beforeID) >= 0 {
 				continue
 			}
 			if !passes(w.lazy, o) {
@@ -249,7 +249,7 @@ func (c *Catalog) page(b *roaring.Bitmap, w walk, offset, limit int) []string {
 	}
 	out := make([]string, 0, len(h)-offset)
 	for _, o := range h[offset:] {
-		out = append(out, c.slots[o].id)
+		out = append(out, c.slots[o].text())
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 func scanned(i int) Entry {
 	fresh := func(s string) string { return strings.Clone(s) }
 	return Entry{
-		ID: fmt.Sprintf("0197a5b2-%04x-7000-8000-%012x", i%0xffff, i), Owner: fresh("local"),
+		ID: fmt.Sprintf("0197a5b2%04x70008000%012x", i%0xffff, i), Owner: fresh("local"), // the server's form (internal/ids)
 		ThreadID: fresh(fmt.Sprintf("bench-%d", i%8)), Source: fresh([]string{"agent", "user"}[i%2]), ContentType: fresh("text"),
 		Tags: []string{fresh(fmt.Sprintf("topic-%d", i%20)), fresh("bench")}, CreatedAt: time.UnixMicro(int64(i)), Length: 40,
 	}

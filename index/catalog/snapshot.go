@@ -2,11 +2,13 @@ package catalog
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"unique"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -150,8 +152,12 @@ func (c *Catalog) Encode(buf []byte) []byte {
 			f |= slotSummarized
 		}
 		body = append(body, f)
-		idBytes += len(s.id)
-		body = binary.AppendUvarint(body, uint64(len(s.id)))
+		n := len(s.id) // the text's length (ids.go)
+		if s.packed {
+			n = 2 * packedIDLen
+		}
+		idBytes += n
+		body = binary.AppendUvarint(body, uint64(n))
 		for _, v := range [...]str{k.owner, k.thread, k.source, k.ctype} {
 			body = binary.AppendUvarint(body, value(v.Value()))
 		}
@@ -186,8 +192,10 @@ func (c *Catalog) Encode(buf []byte) []byte {
 		buf = append(buf, v...)
 	}
 	for i := range c.slots {
-		if c.slots[i].live() {
-			buf = append(buf, c.slots[i].id...)
+		if s := &c.slots[i]; s.live() && s.packed {
+			buf = hex.AppendEncode(buf, unsafe.Slice(unsafe.StringData(s.id), len(s.id)))
+		} else if s.live() {
+			buf = append(buf, s.id...)
 		}
 	}
 	buf = append(buf, body...)
@@ -232,10 +240,13 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 	for i := range values {
 		values[i] = unique.Make(string(r.Bytes(r.Count(1))))
 	}
-	ids := string(r.Bytes(idBytes))
+	ids := r.Bytes(idBytes) // the snapshot's bytes: read, not kept
 	if r.Err != nil {
 		return nil, r.Err
 	}
+	// Packed ids (ids.go) share one arena, written before any is read.
+	arena := make([]byte, packedIDLen*nslots)
+	arenaStr := unsafe.String(unsafe.SliceData(arena), len(arena))
 	c := New()
 	c.noCounts = legacy
 	c.slots = make([]slot, nslots)
@@ -308,7 +319,13 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 			r.Fail("slot %d: id past the ids", i)
 			break
 		}
-		id := ids[idAt : idAt+n]
+		var id string // the slot's kept form
+		packed := false
+		if k := (*[packedIDLen]byte)(arena[i*packedIDLen:]); n > 0 && packID(k, unsafe.String(&ids[idAt], n)) {
+			id, packed = arenaStr[i*packedIDLen:(i+1)*packedIDLen], true
+		} else {
+			id = string(ids[idAt : idAt+n])
+		}
 		idAt += n
 		fields := r.B
 		k := shapeKey{public: f[0]&slotPublic != 0, summarized: f[0]&slotSummarized != 0}
@@ -339,8 +356,10 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 			break
 		}
 		h := c.idHash(id)
-		if _, dup := c.ords.find(h, func(o uint32) bool { return hashes[o] == h && c.slots[o].id == id }); dup {
-			r.Fail("slot %d: id %q twice", i, id)
+		if _, dup := c.ords.find(h, func(o uint32) bool {
+			return hashes[o] == h && c.slots[o].id == id && c.slots[o].packed == packed
+		}); dup {
+			r.Fail("slot %d: an id twice", i)
 			break
 		}
 		pub := 0
@@ -358,7 +377,7 @@ func decode(r *snapfmt.Reader, legacy bool) (*Catalog, error) {
 			sh = c.shapes.acquire(k)
 			byFields[pub][string(fields)] = sh
 		}
-		c.slots[i] = slot{id: id, shape: sh}
+		c.slots[i] = slot{id: id, packed: packed, shape: sh}
 		c.ords.insert(h, ord, c.ordHash)
 		hashes[i] = h
 		c.created[i] = created

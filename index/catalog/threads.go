@@ -54,7 +54,7 @@ func (c *Catalog) Threads(q Query) []ThreadStat {
 			t.n++
 			t.first = min(t.first, c.created[o])
 			t.last = max(t.last, c.created[o])
-			if c.slots[o].id > c.slots[t.maxOrd].id {
+			if compareIDs(&c.slots[o], &c.slots[t.maxOrd]) > 0 {
 				t.maxOrd = o
 			}
 		}
@@ -69,7 +69,7 @@ func (c *Catalog) Threads(q Query) []ThreadStat {
 		th := k.thread.Value()
 		m := byThread[th]
 		if m == nil {
-			m = &merged{ThreadStat: ThreadStat{Thread: th, First: t.first, Last: t.last, LastID: c.slots[t.maxOrd].id}}
+			m = &merged{ThreadStat: ThreadStat{Thread: th, First: t.first, Last: t.last, LastID: c.slots[t.maxOrd].text()}}
 			byThread[th] = m
 		}
 		m.Count += t.n
@@ -77,7 +77,7 @@ func (c *Catalog) Threads(q Query) []ThreadStat {
 			m.Multimodal += t.n
 		}
 		m.First, m.Last = min(m.First, t.first), max(m.Last, t.last)
-		m.LastID = max(m.LastID, c.slots[t.maxOrd].id)
+		m.LastID = max(m.LastID, c.slots[t.maxOrd].text())
 		if src := k.source.Value(); !slices.Contains(m.sources, src) {
 			m.sources = append(m.sources, src)
 		}

@@ -130,12 +130,11 @@ func decodeState(data []byte) (*vecState, error) {
 		if ord > math.MaxUint32 {
 			return nil, fmt.Errorf("chunks of ordinal %d", ord)
 		}
-		id, ok := s.cat.ID(uint32(ord))
-		if !ok {
+		if !s.cat.Live(uint32(ord)) {
 			return nil, fmt.Errorf("chunks of ordinal %d, not in the catalog", ord)
 		}
 		if len(s.cm.keys(uint32(ord))) > 0 {
-			return nil, fmt.Errorf("chunks of %s twice", id)
+			return nil, fmt.Errorf("chunks of ordinal %d twice", ord)
 		}
 		if seen+k > s.nchunks {
 			return nil, errors.New("more chunks than counted")
