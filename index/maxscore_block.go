@@ -213,6 +213,16 @@ var warmMinDocs uint64 = 16384
 // segments: entries of segments gone from it are dropped when the cache
 // holds many.
 func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSnapshot, dict segment.TermDictionary, term string) (*termBlocks, error) {
+	sb, err := c.warmed(ss, live, dict)
+	if err != nil {
+		return nil, err
+	}
+	return c.entry(sb, dict, term, ss.Segment().Count(), buildOnUse)
+}
+
+// warmed returns the blocks of ss, with its dense lists' built when the
+// segment is large (once per segment; Index.WarmSearch does it ahead).
+func (c *blockCache) warmed(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSnapshot, dict segment.TermDictionary) (*segBlocks, error) {
 	seg := ss.Segment()
 	c.mu.Lock()
 	if c.segs == nil {
@@ -231,10 +241,7 @@ func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSn
 	if n := seg.Count(); n >= warmMinDocs {
 		sb.warm.Do(func() { err = c.warm(sb, dict, n) })
 	}
-	if err != nil {
-		return nil, err
-	}
-	return c.entry(sb, dict, term, seg.Count(), buildOnUse)
+	return sb, err
 }
 
 // prune drops the blocks of segments not in live (the idle release, as

@@ -91,6 +91,7 @@ func (b *bleveTarget) start(ctx context.Context) error {
 		// The catalog may be older than the Bleve data: replay from the
 		// older watermark (re-applying a row is idempotent for both).
 		b.follow.Resume(min(cwm, wm))
+		go func() { _ = b.ix.WarmSearch() }() // the first searches' arrays and bounds, ahead (index/warm.go)
 		return nil
 	}
 	b.follow.Resume(wm)
