@@ -269,8 +269,8 @@ func (e *Engine) Backend() string { return e.st.Backend() }
 // Persist returns the underlying store.
 func (e *Engine) Persist() persist.Store { return e.st }
 
-// ReleaseMemory returns what the idle engine holds outside the Go heap:
-// the store's page caches and maps, and the full-text segments' pages.
+// ReleaseMemory is the idle engine's upkeep (search.ReleaseMemory): new
+// segments' search caches built, memory outside the Go heap handed back.
 func (e *Engine) ReleaseMemory(ctx context.Context) error {
 	return search.ReleaseMemory(ctx, e.st, e.fts)
 }

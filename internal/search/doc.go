@@ -194,13 +194,20 @@ type releaser interface {
 	ReleaseMemory(ctx context.Context) error
 }
 
-// ReleaseMemory returns what an idle engine holds outside the Go heap:
-// the store's page caches and maps (when it has them) and the pages of
-// the full-text index's segment files (index.ReleaseMapped; ft may be
-// nil or out of process). Both keep working: what a later call touches is
-// faulted back in from the kernel's page cache.
+// ReleaseMemory is the idle engine's upkeep. It first builds the
+// full-text search caches of segments that appeared since (a load's
+// merges: index.WarmSearch; at 1M the first search after a load paid
+// about a second for them), then returns what the engine holds outside
+// the Go heap: the store's page caches and maps (when it has them) and
+// the pages of the index's segment files (index.ReleaseMapped; ft may be
+// nil or out of process), which the warm-up read too. Both keep working:
+// what a later call touches is faulted back in from the kernel's page
+// cache.
 func ReleaseMemory(ctx context.Context, st any, ft *FullText) error {
 	var errs []error
+	if ft != nil && ft.ix != nil {
+		errs = append(errs, ft.ix.WarmSearch())
+	}
 	if r, ok := st.(releaser); ok {
 		errs = append(errs, r.ReleaseMemory(ctx))
 	}
