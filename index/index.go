@@ -127,6 +127,13 @@ type Index struct {
 	life sync.RWMutex
 	// guard is the mapped-page guard's state (mapguard.go).
 	guard mapGuard
+	// building: a build of block bounds outside the searches runs
+	// (warm.go, buildLater); built, when set (tests), hears of each end.
+	// inlineBlocks: searches build them (the oracle tests, which need
+	// them built when the walk asks).
+	building     atomic.Bool
+	built        chan struct{}
+	inlineBlocks bool
 
 	// prints are the fingerprints of the long texts indexed, so that an
 	// unchanged one is not indexed again (unchanged.go); under mu.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -186,16 +187,22 @@ type segBlocks struct {
 
 type blockEntry struct {
 	once sync.Once
-	b    *termBlocks
-	err  error
-	uses int
+	done atomic.Bool // b and err are set
+	// later: a build outside the searches is queued or running.
+	later atomic.Bool
+	b     *termBlocks
+	err   error
+	uses  int
 }
 
 // buildOnUse is the use of a list (by a walk, in a segment) that builds
 // its blocks when the segment's warm-up did not: building reads the whole
 // list, which a walk may never need to, so a word asked for once keeps
 // the walk's cost without blocks; one asked for again is likely asked for
-// often.
+// often. The search that asks the second time does not build them itself
+// (reading a long list made it the slow one of a hundred: the 100k bench's
+// fts p99 4.2-23.8 ms against 3.8-3.9 without blocks, 2026-12-05): it
+// hands the build to Index.buildLater and goes on without.
 const buildOnUse = 2
 
 // warmMinDocs: a segment of at least this many documents gets the blocks
@@ -212,12 +219,16 @@ var warmMinDocs uint64 = 16384
 // cache is full), building them on first use. live are the reader's
 // segments: entries of segments gone from it are dropped when the cache
 // holds many.
-func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSnapshot, dict segment.TermDictionary, term string) (*termBlocks, error) {
+func (c *blockCache) blocks(ss *scorch.SegmentSnapshot, live []*scorch.SegmentSnapshot, dict segment.TermDictionary, term string, later func(seg segment.Segment, sb *segBlocks, term string) bool) (*termBlocks, error) {
 	sb, err := c.warmed(ss, live, dict)
 	if err != nil {
 		return nil, err
 	}
-	return c.entry(sb, dict, term, ss.Segment().Count(), buildOnUse)
+	b, e, err := c.entry(sb, dict, term, ss.Segment().Count(), buildOnUse, later != nil)
+	if e != nil && e.later.CompareAndSwap(false, true) && !later(ss.Segment(), sb, term) {
+		e.later.Store(false) // not taken: a later use asks again
+	}
+	return b, err
 }
 
 // warmed returns the blocks of ss, with its dense lists' built when the
@@ -266,8 +277,9 @@ func (c *blockCache) pruneLocked(live []*scorch.SegmentSnapshot) {
 }
 
 // entry returns term's blocks in the segment of sb, building them once,
-// at the after-th use, while the cache has room.
-func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term string, n uint64, after int) (*termBlocks, error) {
+// at the after-th use, while the cache has room; with defer, it returns
+// the entry to build instead (nil when there is nothing to build).
+func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term string, n uint64, after int, deferBuild bool) (*termBlocks, *blockEntry, error) {
 	sb.mu.Lock()
 	e := sb.terms[term]
 	if e == nil {
@@ -276,7 +288,7 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 		c.mu.Unlock()
 		if full {
 			sb.mu.Unlock()
-			return nil, nil
+			return nil, nil, nil
 		}
 		e = &blockEntry{}
 		sb.terms[term] = e
@@ -284,10 +296,17 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 	e.uses++
 	wait := e.uses < after
 	sb.mu.Unlock()
+	if e.done.Load() {
+		return e.b, nil, e.err
+	}
 	if wait {
-		return nil, nil
+		return nil, nil, nil
+	}
+	if deferBuild {
+		return nil, e, nil
 	}
 	e.once.Do(func() {
+		defer e.done.Store(true)
 		e.b, e.err = buildBlocks(dict, term, n)
 		if e.b != nil {
 			size := 8*len(e.b.tf) + len(e.b.tf4)
@@ -300,7 +319,7 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 			c.mu.Unlock()
 		}
 	})
-	return e.b, e.err
+	return e.b, nil, e.err
 }
 
 // warm builds the blocks of the segment's dense lists (denseEvery).
@@ -317,7 +336,7 @@ func (c *blockCache) warm(sb *segBlocks, dict segment.TermDictionary, n uint64) 
 		if de.Count < minBlockDF || de.Count*denseEvery < n {
 			continue
 		}
-		if _, err := c.entry(sb, dict, de.Term, n, 1); err != nil {
+		if _, _, err := c.entry(sb, dict, de.Term, n, 1, false); err != nil {
 			return err
 		}
 	}

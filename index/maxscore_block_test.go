@@ -168,3 +168,69 @@ func TestBlockCacheConcurrent(t *testing.T) {
 		t.Fatal("no blocks were built: the test does not exercise the cache")
 	}
 }
+
+// TestBlocksBuiltLater: the search that asks for a long list the second
+// time hands its blocks to a build outside the search (buildLater); once
+// built, searches use them and still rank as the exhaustive walk.
+func TestBlocksBuiltLater(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	defer func(s uint64) { skipMax = s }(skipMax)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs, skipMax = 32, 8, 4, 1<<40, 0
+	ix := pruneTestIndex(t)
+	defer ix.Close()
+	ix.built = make(chan struct{}, 64)
+	ctx := context.Background()
+	q := Query{Text: pruneTestQueries[0], Mode: "boolean", Access: Access{Principal: "p"}, Size: 50}
+	ix.noMaxScore = true
+	want, err := ix.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.noMaxScore = false
+	built := func() int {
+		ix.blocks.mu.Lock()
+		defer ix.blocks.mu.Unlock()
+		n := 0
+		for _, sb := range ix.blocks.segs {
+			sb.mu.Lock()
+			for _, e := range sb.terms {
+				if e.done.Load() && e.b != nil {
+					n++
+				}
+			}
+			sb.mu.Unlock()
+		}
+		return n
+	}
+	for round := range 2 {
+		got, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scored(got) != scored(want) {
+			t.Fatalf("round %d: MaxScore differs from the exhaustive walk", round)
+		}
+		if n := built(); n != 0 && round == 0 {
+			t.Fatalf("the first use built %d lists", n)
+		}
+	}
+	// The second use handed a build over; wait for the builds to end.
+	for built() == 0 {
+		select {
+		case <-ix.built:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no build outside the search ended")
+		}
+		if !ix.building.Load() && built() == 0 {
+			// One build at a time: a use that found one running asks
+			// again, as this search does.
+			if _, err := ix.Search(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := ix.Search(ctx, q)
+	if err != nil || scored(got) != scored(want) {
+		t.Fatalf("with the blocks built: %v, differs %v", err, scored(got) != scored(want))
+	}
+}

@@ -91,7 +91,11 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 		t.stale = true
 		t.long = pl.Count() >= minBlockDF
 		if t.long && t.idf > 0 {
-			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term); err != nil {
+			later := w.ix.buildLater
+			if w.ix.inlineBlocks {
+				later = nil
+			}
+			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/contextd/contextd/cerrors"
 )
@@ -60,4 +61,50 @@ func (ix *Index) warmSegment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentS
 	}
 	_, err = ix.blocks.warmed(ss, segs, dict)
 	return err
+}
+
+// buildLater builds the blocks of term in seg outside the search that
+// asked for them, one build at a time, holding a reader so that seg stays
+// open (a segment merged away meanwhile is skipped); false when a build
+// is already running (a later use asks again).
+func (ix *Index) buildLater(seg segment.Segment, sb *segBlocks, term string) bool {
+	if !ix.building.CompareAndSwap(false, true) {
+		return false
+	}
+	go func() {
+		defer func() {
+			ix.building.Store(false)
+			if ix.built != nil {
+				ix.built <- struct{}{}
+			}
+		}()
+		ix.life.RLock()
+		defer ix.life.RUnlock()
+		if ix.bi == nil {
+			return
+		}
+		adv, err := ix.bi.Advanced()
+		if err != nil {
+			return
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		snap, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			return
+		}
+		for _, ss := range snap.Segments() {
+			if ss.Segment() != seg {
+				continue
+			}
+			if dict, err := seg.Dictionary(fieldText); err == nil {
+				_, _, _ = ix.blocks.entry(sb, dict, term, seg.Count(), 1, false)
+			}
+			return
+		}
+	}()
+	return true
 }
