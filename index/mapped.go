@@ -1,11 +1,6 @@
 package index
 
 import (
-	"fmt"
-
-	"github.com/blevesearch/bleve/v2/index/scorch"
-
-	"github.com/contextd/contextd/cerrors"
 	"github.com/contextd/contextd/internal/memrelease"
 )
 
@@ -29,22 +24,11 @@ import (
 func (ix *Index) ReleaseMapped() (int64, error) {
 	ix.life.RLock()
 	defer ix.life.RUnlock()
-	if ix.bi == nil {
-		return 0, fmt.Errorf("index: closed: %w", cerrors.ErrUnavailable)
+	snap, done, err := ix.heldSnapshot()
+	if err != nil || snap == nil {
+		return 0, err // an index that is not scorch's maps nothing
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return 0, fmt.Errorf("index: %w", err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return 0, fmt.Errorf("index: %w", err)
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return 0, nil // an index kept in memory maps nothing
-	}
+	defer done()
 	// The caches of segments merged away go too.
 	ix.ords.prune(snap.Segments())
 	ix.blocks.prune(snap.Segments())

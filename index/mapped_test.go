@@ -13,32 +13,8 @@ import (
 // files through their maps; releasing their pages covers those maps and
 // leaves every answer as it was.
 func TestReleaseMapped(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "db.index")
-	ix, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
-		t.Fatal(err)
-	}
-	seq, data, err := ix.CatalogSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.SaveCatalog(snapfmt.Mark{Seq: seq}, data); err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err = Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := restartedTestIndex(t)
 	defer ix.Close()
-	if _, why, err := ix.OpenCatalog(func(snapfmt.Mark) (string, error) { return "", nil }); err != nil || why != "" {
-		t.Fatalf("catalog: %q %v", why, err)
-	}
 	q := Query{Text: "refusing connections", Mode: "match", Access: Access{Principal: "alice"}, Size: 100}
 	before, err := ix.Search(context.Background(), q)
 	if err != nil {
@@ -74,4 +50,36 @@ func TestReleaseMapped(t *testing.T) {
 	if _, err := mem.ReleaseMapped(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// restartedTestIndex is an on-disk index of testDocs closed and opened
+// again with its catalog: it searches its persisted segment files through
+// their maps. The caller closes it.
+func restartedTestIndex(t *testing.T) *Index {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "db.index")
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
+		t.Fatal(err)
+	}
+	seq, data, err := ix.CatalogSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.SaveCatalog(snapfmt.Mark{Seq: seq}, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = Open(Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, why, err := ix.OpenCatalog(func(snapfmt.Mark) (string, error) { return "", nil }); err != nil || why != "" {
+		t.Fatalf("catalog: %q %v", why, err)
+	}
+	return ix
 }

@@ -21,22 +21,11 @@ import (
 func (ix *Index) WarmSearch() error {
 	ix.life.RLock()
 	defer ix.life.RUnlock()
-	if ix.bi == nil {
-		return fmt.Errorf("index: closed: %w", cerrors.ErrUnavailable)
+	snap, done, err := ix.heldSnapshot()
+	if err != nil || snap == nil {
+		return err
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return nil
-	}
+	defer done()
 	segs := snap.Segments()
 	for _, ss := range segs {
 		if err := ix.warmSegment(ss, segs); err != nil {
@@ -80,22 +69,11 @@ func (ix *Index) buildLater(seg segment.Segment, sb *segBlocks, term string) boo
 		}()
 		ix.life.RLock()
 		defer ix.life.RUnlock()
-		if ix.bi == nil {
+		snap, done, err := ix.heldSnapshot()
+		if err != nil || snap == nil {
 			return
 		}
-		adv, err := ix.bi.Advanced()
-		if err != nil {
-			return
-		}
-		r, err := adv.Reader()
-		if err != nil {
-			return
-		}
-		defer r.Close()
-		snap, ok := r.(*scorch.IndexSnapshot)
-		if !ok {
-			return
-		}
+		defer done()
 		for _, ss := range snap.Segments() {
 			if ss.Segment() != seg {
 				continue
@@ -107,4 +85,27 @@ func (ix *Index) buildLater(seg segment.Segment, sb *segBlocks, term string) boo
 		}
 	}()
 	return true
+}
+
+// heldSnapshot is a reader's scorch snapshot of the index, held until
+// done is called (nil without error for an index that is not scorch's).
+// The caller holds ix.life (read), so Close waits for done.
+func (ix *Index) heldSnapshot() (snap *scorch.IndexSnapshot, done func(), err error) {
+	if ix.bi == nil {
+		return nil, nil, fmt.Errorf("index: closed: %w", cerrors.ErrUnavailable)
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, nil, fmt.Errorf("index: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, nil, fmt.Errorf("index: %w", err)
+	}
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		_ = r.Close()
+		return nil, nil, nil
+	}
+	return snap, func() { _ = r.Close() }, nil
 }

@@ -2,12 +2,9 @@ package index
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
-
-	"github.com/contextd/contextd/index/snapfmt"
 )
 
 // TestWarmSearch: after a restart, WarmSearch builds every segment's
@@ -17,30 +14,7 @@ func TestWarmSearch(t *testing.T) {
 	old := warmMinDocs
 	warmMinDocs = 1 // every segment counts as large here
 	defer func() { warmMinDocs = old }()
-	dir := filepath.Join(t.TempDir(), "db.index")
-	ix, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
-		t.Fatal(err)
-	}
-	seq, data, err := ix.CatalogSnapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.SaveCatalog(snapfmt.Mark{Seq: seq}, data); err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if ix, err = Open(Options{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	if _, why, err := ix.OpenCatalog(func(snapfmt.Mark) (string, error) { return "", nil }); err != nil || why != "" {
-		t.Fatalf("catalog: %q %v", why, err)
-	}
+	ix := restartedTestIndex(t)
 	if err := ix.WarmSearch(); err != nil {
 		t.Fatal(err)
 	}
