@@ -108,9 +108,10 @@ func exactL2(data [][]float32, q []float32, k int) []Hit {
 // searched as the engine searches (k = 100, the rank depth) at several
 // efSearch; both graphs are built in one process, so their CPU per insert
 // compares under the same load. CONTEXTD_VECTOR_EF_N sets the size,
-// CONTEXTD_VECTOR_EFS the efSearch list. It gates the kept-pruned graph,
-// stored 8-bit as the engine stores it (Int8), at recall@10 ≥ 0.97 at
-// efSearch paragraphEf against the exact scan of the float32 vectors.
+// CONTEXTD_VECTOR_EFS the efSearch list, CONTEXTD_VECTOR_INT8 (set) the
+// 8-bit storage (Int8). It gates the kept-pruned graph at recall@10 ≥
+// 0.97 at efSearch paragraphEf against the exact scan of the float32
+// vectors.
 //
 // The long tier runs the engine's graph alone (KeepPruned, paragraphEf)
 // on the first 20,000 paragraphs: the full comparison at 100k (two
@@ -138,7 +139,7 @@ func TestParagraphRecall(t *testing.T) {
 	data, queries := paragraphSet(t, n, 500)
 	for _, keep := range keeps {
 		c0, t0 := processCPU(), time.Now()
-		ix := build(t, data, Options{Metric: L2, EfConstruction: 64, KeepPruned: keep, Int8: keep})
+		ix := build(t, data, Options{Metric: L2, EfConstruction: 64, KeepPruned: keep, Int8: os.Getenv("CONTEXTD_VECTOR_INT8") != ""})
 		t.Logf("KeepPruned %v: built %d at %.0f cpu-µs/insert (%v)", keep, n,
 			float64((processCPU()-c0).Microseconds())/float64(n), time.Since(t0).Round(time.Millisecond))
 		for _, ef := range efs {

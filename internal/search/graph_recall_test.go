@@ -15,12 +15,12 @@ import (
 
 // TestGraphRecallSentences100k_C14 (long tier) gates the graph the engine
 // builds with the default configuration (graphOptions with compression on
-// and the floats kept: 8-bit, L2, floatEfConstruction) on 100k sentence
+// and the floats kept: float32, L2, floatEfConstruction) on 100k sentence
 // vectors of the built-in embedder (testcorpus.SentenceVectors), 500
 // held-out sentences as queries, searched as vecIndex.search does (k =
 // rank.Depth, the best 10 kept): recall@10 against the exact top 10 of
 // the float32 vectors must stay ≥ 0.95, the gate the cheaper construction
-// and the graph's 8-bit storage are held to.
+// is held to.
 func TestGraphRecallSentences100k_C14(t *testing.T) {
 	testtier.Long(t)
 	const n, nq, k = 100_000, 500, 10
@@ -36,8 +36,8 @@ func TestGraphRecallSentences100k_C14(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vo.Quantizer != nil || !vo.Int8 || vo.EfConstruction != floatEfConstruction {
-		t.Fatalf("the default graph options are %+v, want 8-bit at efConstruction %d", vo, floatEfConstruction)
+	if vo.Quantizer != nil || vo.Int8 || vo.EfConstruction != floatEfConstruction {
+		t.Fatalf("the default graph options are %+v, want float32 at efConstruction %d", vo, floatEfConstruction)
 	}
 	g, err := vector.New(len(data[0]), vo)
 	if err != nil {

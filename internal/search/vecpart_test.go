@@ -368,7 +368,7 @@ func TestVectorsEarlierSnapshotRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vo := vector.Options{Metric: vector.L2, Int8: true} // the engine's storage (graphOptions)
+	vo := vector.Options{Metric: vector.L2} // the engine's storage (graphOptions)
 	g, err := vector.New(4, vo)
 	if err != nil {
 		t.Fatal(err)
