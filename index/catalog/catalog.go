@@ -305,59 +305,6 @@ func (c *Catalog) Remove(id string) bool {
 	return true
 }
 
-// Ordinal is the ordinal of a live id.
-func (c *Catalog) Ordinal(id string) (uint32, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.lookup(id)
-}
-
-// idHash is the hash of a slot's kept form of an id (ids.go).
-func (c *Catalog) idHash(kept string) uint64 { return maphash.String(c.seed, kept) }
-
-// ordHash is the hash of the id of the live ordinal o.
-func (c *Catalog) ordHash(o uint32) uint64 { return c.idHash(c.slots[o].id) }
-
-// lookup is the ordinal of the live id (under the caller's lock).
-func (c *Catalog) lookup(id string) (uint32, bool) {
-	q := keyOfID(id)
-	return c.lookupKey(&q)
-}
-
-func (c *Catalog) lookupKey(q *idKey) (uint32, bool) {
-	return c.ords.find(c.keyHash(q), func(o uint32) bool { return c.slots[o].holds(q) })
-}
-
-// ID is the id of a live ordinal.
-func (c *Catalog) ID(ord uint32) (string, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if int(ord) >= len(c.slots) || !c.slots[ord].live() {
-		return "", false
-	}
-	return c.slots[ord].text(), true
-}
-
-// Live reports whether ord is a live ordinal, without spelling its id
-// (ID builds the text of a packed one).
-func (c *Catalog) Live(ord uint32) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return int(ord) < len(c.slots) && c.slots[ord].live()
-}
-
-// Name sets the id of each hit whose ordinal is live, under one read lock
-// (a MaxScore selection names a few hundred kept hits and their ties).
-func Name[H any](c *Catalog, hits []H, ord func(*H) uint32, set func(*H, string)) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	for i := range hits {
-		if o := ord(&hits[i]); int(o) < len(c.slots) && c.slots[o].live() {
-			set(&hits[i], c.slots[o].text())
-		}
-	}
-}
-
 // Len is the number of live entries.
 func (c *Catalog) Len() int {
 	c.mu.RLock()
