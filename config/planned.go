@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"math"
 	"net/url"
 	"os"
@@ -57,6 +58,7 @@ type Compression struct {
 	KeepFloat     bool   // COMPRESSION_KEEP_FLOAT: float32 vectors beside the codes (default true)
 	Seed          uint32 // COMPRESSION_SEED: 0-4294967295, default 0
 	MaxConcurrent int    // COMPRESSION_MAX_CONCURRENT: 1-32, default min(CPUs, 4)
+	GraphInt8MB   int    // COMPRESSION_GRAPH_INT8_MB: 0-1048576, default 128; 0 never
 	Dim           int    // EMBEDDING_DIM as read, the dimension compressed
 }
 
@@ -232,8 +234,10 @@ func readCompression(r *envReader, k *Compression, s *quant.Settings, native boo
 		}
 	}
 	k.MaxConcurrent = r.intRange("COMPRESSION_MAX_CONCURRENT", min(runtime.NumCPU(), 4), 1, 32)
+	k.GraphInt8MB = r.intRange("COMPRESSION_GRAPH_INT8_MB", quant.DefaultGraphInt8MiB, 0, 1<<20)
 	variant, _ := quant.ParseVariant(k.Variant) // one of the two, checked above
-	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, CodesOnly: !k.KeepFloat, MaxConcurrent: k.MaxConcurrent}
+	*s = quant.Settings{Disabled: !k.Enabled, Bits: k.Bits, Variant: variant, Seed: k.Seed, CodesOnly: !k.KeepFloat, MaxConcurrent: k.MaxConcurrent,
+		GraphInt8MiB: cmp.Or(k.GraphInt8MB, -1)} // 0 in the variable means never
 }
 
 // readPostgreSQL reads POSTGRESQL_* and ENABLE_POSTGRESQL_RLS.

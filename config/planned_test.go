@@ -31,7 +31,7 @@ func TestConfigPlannedDefaults(t *testing.T) {
 		{"Compression.Bits", p.Compression.Bits, 4},
 		{"Compression.Variant", p.Compression.Variant, "mse"},
 		{"Compression.KeepFloat", p.Compression.KeepFloat, true},
-		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, MaxConcurrent: min(runtime.NumCPU(), 4)}},
+		{"Engine.Embedding.Compression", c.Engine.Embedding.Compression, quant.Settings{Bits: 4, MaxConcurrent: min(runtime.NumCPU(), 4), GraphInt8MiB: quant.DefaultGraphInt8MiB}},
 		{"Compression.Seed", p.Compression.Seed, uint32(0)},
 		{"Compression.MaxConcurrent", p.Compression.MaxConcurrent, min(runtime.NumCPU(), 4)},
 		{"Compression.Dim", p.Compression.Dim, 100},
@@ -84,8 +84,19 @@ func TestConfigPlannedValues(t *testing.T) {
 	if !k.Enabled || !k.Explicit || k.Bits != 2 || k.Variant != "mse" || k.Seed != 4294967295 {
 		t.Fatalf("compression: %+v", k)
 	}
-	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, MaxConcurrent: k.MaxConcurrent}) {
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 2, Variant: quant.MSE, Seed: 4294967295, MaxConcurrent: k.MaxConcurrent, GraphInt8MiB: 128}) {
 		t.Fatalf("engine compression: %+v", s)
+	}
+	// COMPRESSION_GRAPH_INT8_MB: a budget, or 0 for never (a negative
+	// GraphInt8MiB: the settings' zero value is the default).
+	for v, want := range map[string]int{"0": -1, "64": 64} {
+		c, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "COMPRESSION_GRAPH_INT8_MB": v}))
+		if err != nil || c.Engine.Embedding.Compression.GraphInt8MiB != want {
+			t.Fatalf("COMPRESSION_GRAPH_INT8_MB=%s: %+v, %v", v, c.Engine.Embedding.Compression, err)
+		}
+	}
+	if _, err := FromEnv(lookupMap(map[string]string{"DB_PATH": "/tmp/x.db", "COMPRESSION_GRAPH_INT8_MB": "-1"})); err == nil || !strings.Contains(err.Error(), "COMPRESSION_GRAPH_INT8_MB") {
+		t.Fatalf("COMPRESSION_GRAPH_INT8_MB=-1: %v", err)
 	}
 	// SEARCH_BACKEND=native keeps the float32 vectors its table searches,
 	// and refuses to drop them.
@@ -104,7 +115,7 @@ func TestConfigPlannedValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 4, Variant: quant.IP, CodesOnly: true, MaxConcurrent: k.MaxConcurrent}) {
+	if s := c.Engine.Embedding.Compression; s != (quant.Settings{Bits: 4, Variant: quant.IP, CodesOnly: true, MaxConcurrent: k.MaxConcurrent, GraphInt8MiB: 128}) {
 		t.Fatalf("engine compression: %+v", s)
 	}
 	if p.OllamaAutoPull || p.OllamaPullTimeout != 30*time.Second || p.MetadataIndexSyncMode != "strict" || p.Retry.MaxRetries != 0 {

@@ -24,6 +24,29 @@ type Settings struct {
 	// MaxConcurrent bounds concurrent compressions
 	// (COMPRESSION_MAX_CONCURRENT); 0 means 4.
 	MaxConcurrent int
+	// GraphInt8MiB is the size of one access scope's float32 vectors from
+	// which its in-process graph holds them as 8-bit integers and a scale
+	// instead (COMPRESSION_GRAPH_INT8_MB; the float32 vectors stay in
+	// SQL). 0 means DefaultGraphInt8MiB; a negative value never.
+	GraphInt8MiB int
+}
+
+// DefaultGraphInt8MiB is GraphInt8MiB's default: 128 MiB of float32
+// vectors, about 335,000 chunks of the built-in model's 100 dimensions or
+// 87,000 of 384.
+const DefaultGraphInt8MiB = 128
+
+// GraphInt8Chunks is the chunk count of dim dimensions from which a scope
+// graph holds 8-bit vectors (GraphInt8MiB); 0 means never.
+func (s Settings) GraphInt8Chunks(dim int) int {
+	mib := s.GraphInt8MiB
+	switch {
+	case mib < 0 || dim <= 0:
+		return 0
+	case mib == 0:
+		mib = DefaultGraphInt8MiB
+	}
+	return max(1, (mib<<20)/(4*dim))
 }
 
 // Quantizer returns the quantizer of s for vectors of dim dimensions, or

@@ -91,7 +91,8 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 	} else {
 		close(done)
 	}
-	lg, why := vi.loadSnapshot(dim, vo)
+	int8From := comp.GraphInt8Chunks(dim)
+	lg, why := vi.loadSnapshot(dim, vo, int8From > 0)
 	<-done
 	var state *vecState
 	if lg != nil {
@@ -100,13 +101,13 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 			return nil, err
 		}
 		if state != nil {
-			if vi.p, why = vi.adopt(lg, state, dim, vo); vi.p == nil {
+			if vi.p, why = vi.adopt(lg, state, dim, vo, int8From); vi.p == nil {
 				state = nil
 			}
 		}
 	}
 	if vi.p == nil {
-		if vi.p, err = newPartition(dim, vo); err != nil {
+		if vi.p, err = newPartition(dim, vo, int8From); err != nil {
 			return nil, err
 		}
 	}
@@ -190,21 +191,8 @@ const floatEfSearch = 300
 // (COMPRESSION_KEEP_FLOAT=false) the graph holds codes only: 296 instead
 // of 663 bytes per vector and 2.3 times less heap, at recall@10 0.83.
 //
-// The graph can hold each vector as 8-bit integers and a scale
-// (vector.Options.Int8; the float32 vectors stay in SQL): 104 instead of
-// 400 bytes a 100-d chunk, the difference between fitting one million
-// entries in 700 MB and not (the float32 vectors were 383 of the 827 MiB
-// of Go heap after a restart at 1M; with 8-bit vectors the 1M bench's RSS
-// after the searches was 659 MiB, 2026-12-05). Measured on the first
-// 20,000 Go doc paragraphs in walk order, six-word queries, k 100,
-// efSearch 300, against the exact float32 scan (vector's
-// TestParagraphRecall): recall@10 0.9754 against 0.9830 on float32, 7 %
-// more CPU per insert, the same search time. It is not the default: the
-// semantic leg's scores then move by up to about 3e-3, enough to swap
-// near ties, and the context tools' hybrid ranking no longer matches the
-// knowledge tools' on the same corpus (internal/lab/keval's
-// TestContextAndKnowledgeHybridAgree; knowledge keeps int16 codes for
-// that reason). Switching to it past a memory budget is the next step.
+// A large scope's graph holds its vectors as 8-bit integers instead
+// (partition.compact, vecpart.go).
 func graphOptions(dim int, comp quant.Settings) (vector.Options, error) {
 	vo := vector.Options{Metric: vector.L2}
 	q, err := comp.Quantizer(dim) // validated even when the floats serve

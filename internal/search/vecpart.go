@@ -86,6 +86,7 @@ type vecScope struct {
 type partition struct {
 	dim      int
 	vo       vector.Options // the graphs'
+	int8From int            // a scope graph of this many chunks holds 8-bit vectors (compact); 0 never
 	pool     *vector.Index
 	scopes   map[string]*vecScope
 	byOrd    []*vecScope     // per catalog ordinal with chunks
@@ -101,12 +102,45 @@ func poolOptions(vo vector.Options) vector.Options {
 	return vo
 }
 
-func newPartition(dim int, vo vector.Options) (*partition, error) {
+func newPartition(dim int, vo vector.Options, int8From int) (*partition, error) {
 	pool, err := vector.New(dim, poolOptions(vo))
 	if err != nil {
 		return nil, fmt.Errorf("vector index: %w", err)
 	}
-	return &partition{dim: dim, vo: vo, pool: pool, scopes: map[string]*vecScope{}, inGraphs: roaring.New()}, nil
+	return &partition{dim: dim, vo: vo, int8From: int8From, pool: pool, scopes: map[string]*vecScope{}, inGraphs: roaring.New()}, nil
+}
+
+// The 8-bit graph (vector.Options.Int8) holds a chunk in 104 instead of
+// 400 bytes at 100 dimensions: at one million entries the float32
+// vectors were 383 of the 827 MiB of Go heap after a restart, and the 1M
+// bench's RSS after the searches 659 MiB with 8-bit vectors (2026-12-05),
+// the difference between fitting in 700 MB and not. It costs recall@10
+// 0.9754 against 0.9830 on float32 (vector's TestParagraphRecall, 20k
+// paragraphs) and moves the semantic leg's scores by up to about 3e-3,
+// enough to swap near ties. So a graph keeps float32 until its scope's
+// vectors pass a memory budget (quant.Settings.GraphInt8MiB, 128 MiB by
+// default), and the pool keeps float32 always: what a caller gets stays a
+// function of the scopes it may read alone, since the switch depends on
+// the scope's own chunk count, never on another principal's. Below the
+// budget the context tools' hybrid ranking matches the knowledge tools'
+// (int16 codes) on the same corpus (internal/lab/keval's
+// TestContextAndKnowledgeHybridAgree).
+
+// graph8 is the graphs' 8-bit storage, or false when the graphs run on
+// codes (COMPRESSION_KEEP_FLOAT=false) or the budget says never.
+func (p *partition) graph8() (vector.Options, bool) {
+	o := p.vo
+	o.Int8 = true
+	return o, p.int8From > 0 && p.vo.Quantizer == nil
+}
+
+// compact converts the graph of s to 8-bit storage once s holds
+// int8From chunks in it. A converted graph stays 8-bit: its float32
+// vectors are gone (a restart rebuilds from SQL only without a snapshot).
+func (p *partition) compact(s *vecScope) {
+	if o, ok := p.graph8(); ok && s.g != nil && s.gchunks >= p.int8From {
+		s.g.AdoptStorage(o)
+	}
 }
 
 // len is the number of chunk vectors held.
@@ -272,6 +306,7 @@ func (p *partition) move(s *vecScope, ords []uint32, n int, cm *chunkMap) error 
 		p.inGraphs.Add(o)
 	}
 	s.gchunks += n
+	p.compact(s)
 	return nil
 }
 
@@ -284,7 +319,11 @@ func (p *partition) setGraph(s *vecScope, g *vector.Index) {
 
 // demote moves the chunks of s back to the pool and drops its graph.
 func (p *partition) demote(s *vecScope, cm *chunkMap) error {
-	if err := p.pool.AddBatch(s.g.Items(p.graphKeys(s, cm))); err != nil {
+	items := s.g.Items(p.graphKeys(s, cm))
+	for i := range items {
+		items[i].Bytes = nil // an 8-bit graph's: the float32 pool takes Vec, their values
+	}
+	if err := p.pool.AddBatch(items); err != nil {
 		return fmt.Errorf("vector index: scope graph: %w", err)
 	}
 	p.dropGraph(s)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/contextd/contextd/index/catalog"
 	"github.com/contextd/contextd/internal/follow"
 	"github.com/contextd/contextd/persist"
 	"github.com/contextd/contextd/vector"
@@ -47,7 +48,11 @@ func oracleHits(t *testing.T, vi *vecIndex, q []float32, allowed *roaring.Bitmap
 		return []VectorHit{}
 	}
 	for _, ix := range append([]*vector.Index{vi.p.pool}, graphsOf(vi.p)...) {
-		if err := ref.AddBatch(ix.Items(keys)); err != nil {
+		items := ix.Items(keys)
+		for i := range items {
+			items[i].Bytes = nil // an 8-bit graph's chunks as their float32 values
+		}
+		if err := ref.AddBatch(items); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -305,6 +310,11 @@ func TestVectorsScopeIndependence(t *testing.T) {
 	if len(vs.ix.p.graphs) != 2 {
 		t.Fatalf("%d scope graphs, want bob's and the group's", len(vs.ix.p.graphs))
 	}
+	// A budget alice's scope passes and bob's and the group's do not: her
+	// graph turning 8-bit changes nothing bob sees.
+	vs.ix.emu.Lock()
+	vs.ix.p.int8From = 1000
+	vs.ix.emu.Unlock()
 	var hidden []string
 	check := func(what string) {
 		t.Helper()
@@ -341,6 +351,9 @@ func TestVectorsScopeIndependence(t *testing.T) {
 	if len(vs.ix.p.graphs) != 3 {
 		t.Fatalf("%d scope graphs, want alice's too", len(vs.ix.p.graphs))
 	}
+	if o8, _ := vs.ix.p.graph8(); !vs.ix.p.scopes[catalog.ScopeOf(&catalog.Entry{Owner: "alice"})].g.SameStorage(o8) {
+		t.Fatal("alice's graph of 2,101 chunks is not 8-bit past a budget of 1,000")
+	}
 	for len(hidden) > 0 {
 		k := min(100, len(hidden))
 		del(t, st, hidden[:k]...)
@@ -373,7 +386,7 @@ func TestVectorsEarlierSnapshotRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vo)
+	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vo, true)
 	if lg == nil {
 		t.Fatal(why)
 	}

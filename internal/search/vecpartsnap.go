@@ -177,8 +177,10 @@ func readGraphs(f io.ReaderAt, size int64) (*loadedGraphs, error) {
 }
 
 // loadSnapshot reads the graph snapshot; nil with the reason when there
-// is none usable.
-func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*loadedGraphs, string) {
+// is none usable. With int8 a scope graph stored 8-bit is kept as it is
+// (partition.compact made it so; adopt converts a float32 one past the
+// budget).
+func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options, int8 bool) (*loadedGraphs, string) {
 	if vi.dir == "" {
 		return nil, ""
 	}
@@ -201,11 +203,13 @@ func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options) (*loadedGraphs, str
 	if err != nil {
 		return nil, fmt.Sprintf("snapshot unusable (%v)", err)
 	}
+	o8 := vo
+	o8.Int8 = true
 	for _, g := range append([]*vector.Index{lg.pool}, values(lg.graphs)...) {
 		if g.Dim() != dim {
 			return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
 		}
-		if !g.AdoptStorage(vo) {
+		if !g.AdoptStorage(vo) && (g == lg.pool || !int8 || vo.Quantizer != nil || !g.SameStorage(o8)) {
 			return nil, "snapshot stored with other compression settings"
 		}
 	}
@@ -225,8 +229,8 @@ func values(m map[string]*vector.Index) []*vector.Index {
 // of its key; nil with the reason when they disagree (a graph's scope
 // holds another number of chunks, or a chunk is not in its scope's
 // index).
-func (vi *vecIndex) adopt(lg *loadedGraphs, s *vecState, dim int, vo vector.Options) (*partition, string) {
-	p := &partition{dim: dim, vo: vo, pool: lg.pool, scopes: map[string]*vecScope{}, inGraphs: roaring.New()}
+func (vi *vecIndex) adopt(lg *loadedGraphs, s *vecState, dim int, vo vector.Options, int8From int) (*partition, string) {
+	p := &partition{dim: dim, vo: vo, int8From: int8From, pool: lg.pool, scopes: map[string]*vecScope{}, inGraphs: roaring.New()}
 	s.cat.Scopes(func(ord uint32, key string) {
 		if n := len(s.cm.keys(ord)); n > 0 {
 			p.enter(p.scope(key), ord, n, false)
@@ -272,6 +276,7 @@ func (vi *vecIndex) adopt(lg *loadedGraphs, s *vecState, dim int, vo vector.Opti
 	p.pool.Tune(poolOptions(vo))
 	for _, sc := range p.graphs {
 		sc.g.Tune(vo) // a snapshot keeps the values it was built with
+		p.compact(sc) // a float32 graph of a snapshot written before the budget
 	}
 	return p, ""
 }
