@@ -156,6 +156,7 @@ type msTerm struct {
 	// the current segment's global numbers.
 	phrase       bool
 	ph           *phraseCursor
+	pq           query.Query // the phrase, for a split walk's other cursors
 	base, segEnd uint64
 	// stale: the cursor has not been positioned in the segment yet (the
 	// walk seeks it when it needs it: maxscore_walk.go); blk are its
@@ -313,7 +314,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 			return nil, err
 		}
 		defer ph.close()
-		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph})
+		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph, pq: pq})
 	}
 	slices.SortStableFunc(ts, func(a, b msTerm) int {
 		switch {
@@ -333,27 +334,35 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	for nonGen < len(ts) && !ts[nonGen].gen {
 		nonGen++
 	}
-	kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
-	w := newMSWalk(ctx, ix, ts, nonGen, len(units), plan.aq.allowed.ToDense(), st.avgdl(), kept, floor)
 	segs := snap.Segments()
-	var offset uint64
-	for _, ss := range segs {
-		base := offset
-		offset += ss.Segment().Count()
-		if ss.Count() == 0 {
-			continue
-		}
-		e, err := ix.segmentOrds(ss, segs)
-		if err != nil {
-			return nil, err
-		}
-		if err := w.segment(ss, segs, base, e.ords, st); err != nil {
-			return nil, err
-		}
+	walks := splitWalk(segs, plan.aq.allowed.GetCardinality())
+	if maxScoreSplit != nil {
+		maxScoreSplit(len(walks))
 	}
-	total, skipped := w.total, w.skipped
+	allowed := plan.aq.allowed.ToDense()
+	ws := make([]*msWalk, len(walks))
+	for i := range walks {
+		kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
+		wts := ts
+		if i > 0 {
+			var err error
+			if wts, err = ix.cloneTerms(ctx, ts, st); err != nil {
+				return nil, err
+			}
+			defer closePhrases(wts)
+		}
+		ws[i] = newMSWalk(ctx, ix, wts, nonGen, len(units), allowed, st.avgdl(), kept, floor)
+		ws[i].dict = st.dict
+	}
+	if err := ix.runWalks(ctx, ws, walks, segs); err != nil {
+		return nil, err
+	}
+	total, skipped, windows := 0, 0, 0
+	for _, w := range ws {
+		total, skipped, windows = total+w.total, skipped+w.skipped, windows+w.windows
+	}
 	if maxScoreVisit != nil {
-		maxScoreVisit(total-skipped, skipped, w.windows)
+		maxScoreVisit(total-skipped, skipped, windows)
 	}
-	return ix.exactResult(ctx, sel, kept.kept(), total, locations)
+	return ix.exactResult(ctx, sel, mergeKept(ws).kept(), total, locations)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -223,5 +224,32 @@ func TestLargestIDs(t *testing.T) {
 				t.Fatalf("n %d k %d: got %v, want %v", n, k, ids, w)
 			}
 		}
+	}
+}
+
+// TestMaxScoreSplitMatchesExhaustive: the walk split in two halves with a
+// shared θ (maxscore_split.go) ranks bit for bit as the exhaustive walk,
+// with blocks of the default size and small ones, and keeps the same
+// copies of tied texts.
+func TestMaxScoreSplitMatchesExhaustive(t *testing.T) {
+	defer func(s uint64, p int, d, m, e, w uint64) {
+		splitFrom, blockDocs, minBlockDF, denseEvery, warmMinDocs = s, d, m, e, w
+		runtime.GOMAXPROCS(p)
+	}(splitFrom, runtime.GOMAXPROCS(2), blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	splitFrom = 0
+	splits := 0
+	maxScoreSplit = func(parts int) {
+		if parts > 1 {
+			splits++
+		}
+	}
+	defer func() { maxScoreSplit = nil }()
+	blockDocs = 256 // 4,200 documents: a cut inside a segment
+	maxScoreOracle(t, 23, false)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs = 64, 1, 1, 1<<40
+	maxScoreOracle(t, 29, true)
+	TestMaxScoreTiesMatchExhaustive(t)
+	if splits == 0 {
+		t.Fatal("no walk was split: the test does not exercise it")
 	}
 }

@@ -32,6 +32,8 @@ import (
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+
 	"github.com/contextd/contextd/index/bm25"
 )
 
@@ -57,6 +59,11 @@ type msWalk struct {
 	wb    []float64
 	order []int
 	ub    []float64
+	// dict opens a segment's dictionary (collStats.dict, or a worker's
+	// own: a dictionary's reader serves one goroutine); shared is the θ
+	// the workers of a split walk share (maxscore_split.go), nil alone.
+	dict   func(*scorch.SegmentSnapshot) (segment.TermDictionary, error)
+	shared *sharedTheta
 }
 
 func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed []uint64, avgdl float64, kept *msHeap, floor float64) *msWalk {
@@ -65,11 +72,12 @@ func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, a
 		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts))}
 }
 
-// segment walks one segment of global numbers from base, its ordinal
-// array ords; segs is the reader's segments.
-func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, base uint64, ords []uint32, st *collStats) error {
+// segment walks the local documents [from, to) of one segment of global
+// numbers from base (from a multiple of blockDocs), its ordinal array
+// ords; segs is the reader's segments.
+func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, base uint64, ords []uint32, from, to uint64) error {
 	n := ss.Segment().Count()
-	dict, err := st.dict(ss)
+	dict, err := w.dict(ss)
 	if err != nil {
 		return err
 	}
@@ -100,8 +108,8 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 			}
 		}
 	}
-	for ws := uint64(0); ws < n; ws += blockDocs {
-		done, err := w.window(ws, min(ws+blockDocs, n), base, ords)
+	for ws := from; ws < min(to, n); ws += blockDocs {
+		done, err := w.window(ws, min(ws+blockDocs, to, n), base, ords)
 		if err != nil || done {
 			return err
 		}
@@ -122,6 +130,9 @@ func (t *msTerm) position(d uint64) error {
 // window walks the local documents [ws, we); done reports that no term
 // has a document left in the segment.
 func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err error) {
+	if w.shared != nil {
+		w.theta = max(w.theta, w.shared.load())
+	}
 	ts := w.ts
 	sum := 0.0
 	left := false
@@ -280,6 +291,9 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		w.kept.add(exactHit{doc: base + d, score: score, ord: o})
 		if w.kept.full() && w.kept.worst() > w.theta {
 			w.theta = w.kept.worst()
+			if w.shared != nil {
+				w.shared.raise(w.theta)
+			}
 			for ess < len(order) && ub[ess] < w.theta {
 				ess++
 			}
