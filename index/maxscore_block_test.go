@@ -68,7 +68,7 @@ func TestBlockBoundsHold(t *testing.T) {
 		for _, term := range words {
 			for _, dense := range []uint64{1, 1 << 40} {
 				denseEvery = dense
-				b, err := buildBlocks(dict, term, n)
+				b, err := buildBlocks(dict, term, n, nil)
 				if err != nil || b == nil {
 					t.Fatalf("%q: blocks %v, %v", term, b, err)
 				}

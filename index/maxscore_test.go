@@ -29,9 +29,17 @@ func TestBlockMaxMatchesExhaustive(t *testing.T) {
 	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
 	// Dense lists (frequencies kept) and sparse ones (documents kept),
 	// built when a query needs them or beforehand (warm).
-	for _, c := range []struct{ docs, min, dense, warm uint64 }{{16, 4, 1 << 40, 1 << 40}, {64, 1, 1, 1 << 40}, {7, 30, 8, 1}} {
+	// Dense lists' cursors walk their blocks (msTerm.denseFrom) in the
+	// last two.
+	dense := 0
+	maxScoreDense = func() { dense++ }
+	defer func() { maxScoreDense = nil }()
+	for _, c := range []struct{ docs, min, dense, warm uint64 }{{16, 4, 1 << 40, 1 << 40}, {64, 1, 1, 1 << 40}, {7, 30, 8, 1}, {32, 16, 4, 1 << 40}} {
 		blockDocs, minBlockDF, denseEvery, warmMinDocs = c.docs, c.min, c.dense, c.warm
 		maxScoreOracle(t, 17+c.docs, true)
+	}
+	if dense == 0 {
+		t.Fatal("no dense list's cursor walked its blocks: the test does not exercise it")
 	}
 }
 
@@ -58,8 +66,68 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 		for range rng.IntN(40) {
 			w = append(w, fmt.Sprintf("filler%d", rng.IntN(200)))
 		}
+		if rng.IntN(40) == 0 {
+			// A frequency past tf4's range: a dense list's cursor reads
+			// it from the postings (msTerm.denseFrom).
+			for range 15 + rng.IntN(10) {
+				w = append(w, words[rng.IntN(3)])
+			}
+		}
 		return Doc{ID: fmt.Sprintf("%s%030x", owner, i), Text: strings.Join(w, " "), Owner: owner,
 			ThreadID: fmt.Sprintf("t%d", i%3), Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
+	}
+	scoredN, skippedN, windowsN := 0, 0, 0
+	maxScoreVisit = func(s, k, w int) { scoredN += s; skippedN += k; windowsN += w }
+	defer func() { maxScoreVisit = nil }()
+	used, usedPhrases := 0, 0
+	ask := func(queries int) {
+		for n := range queries {
+			var terms []string
+			phrased := false
+			for range 1 + rng.IntN(6) {
+				w := words[rng.IntN(len(words))]
+				switch rng.IntN(5) {
+				case 0: // a phrase, as a word the analyzer splits becomes
+					w, phrased = w+"."+words[rng.IntN(len(words))], true
+				case 1:
+					w, phrased = w+" "+words[min(len(words)-1, int(rng.ExpFloat64()*3))], true
+				}
+				terms = append(terms, `"`+w+`"`)
+			}
+			q := Query{Text: strings.Join(terms, " OR "), Mode: "boolean", Access: Access{Principal: "p"},
+				Size: []int{1, 3, 10, 50, 200, 5000}[n%6]}
+			if n%5 == 4 {
+				// A thread: the filtering plan, not the skip plan, so
+				// MaxScore runs over a filtered allowed set.
+				q.ThreadID = "t1"
+				saved := skipMax
+				skipMax = 0
+				defer func() { skipMax = saved }()
+			}
+			for _, prune := range []bool{true, false} {
+				ix.noPrune = !prune
+				ix.noMaxScore = true
+				want, err := ix.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ix.noMaxScore = false
+				before := scoredN + skippedN
+				got, err := ix.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if scoredN+skippedN > before {
+					used++
+					if phrased {
+						usedPhrases++
+					}
+				}
+				if scored(got) != scored(want) {
+					t.Fatalf("%s (size %d, prune %v): MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q.Text, q.Size, prune, scored(got), scored(want))
+				}
+			}
+		}
 	}
 	seq := int64(1)
 	for b := range 6 {
@@ -85,58 +153,14 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 		if err := ix.Apply(ctx, docs, dels, seq); err != nil {
 			t.Fatal(err)
 		}
-	}
-	scoredN, skippedN, windowsN := 0, 0, 0
-	maxScoreVisit = func(s, k, w int) { scoredN += s; skippedN += k; windowsN += w }
-	defer func() { maxScoreVisit = nil }()
-	used, usedPhrases := 0, 0
-	for n := range 90 {
-		var terms []string
-		phrased := false
-		for range 1 + rng.IntN(6) {
-			w := words[rng.IntN(len(words))]
-			switch rng.IntN(5) {
-			case 0: // a phrase, as a word the analyzer splits becomes
-				w, phrased = w+"."+words[rng.IntN(len(words))], true
-			case 1:
-				w, phrased = w+" "+words[min(len(words)-1, int(rng.ExpFloat64()*3))], true
-			}
-			terms = append(terms, `"`+w+`"`)
-		}
-		q := Query{Text: strings.Join(terms, " OR "), Mode: "boolean", Access: Access{Principal: "p"},
-			Size: []int{1, 3, 10, 50, 200, 5000}[n%6]}
-		if n%5 == 4 {
-			// A thread: the filtering plan, not the skip plan, so
-			// MaxScore runs over a filtered allowed set.
-			q.ThreadID = "t1"
-			saved := skipMax
-			skipMax = 0
-			defer func() { skipMax = saved }()
-		}
-		for _, prune := range []bool{true, false} {
-			ix.noPrune = !prune
-			ix.noMaxScore = true
-			want, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix.noMaxScore = false
-			before := scoredN + skippedN
-			got, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if scoredN+skippedN > before {
-				used++
-				if phrased {
-					usedPhrases++
-				}
-			}
-			if scored(got) != scored(want) {
-				t.Fatalf("%s (size %d, prune %v): MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q.Text, q.Size, prune, scored(got), scored(want))
-			}
+		if b == 3 {
+			// Searches before the last deletions and updates: the
+			// segments' ordinal arrays are built now, and deletions
+			// after them must still leave what they delete out.
+			ask(30)
 		}
 	}
+	ask(90)
 	ix.noPrune = false
 	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) {
 		t.Fatalf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)

@@ -81,9 +81,13 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 	if err != nil {
 		return err
 	}
+	del := ss.Deleted()
+	if del != nil && del.IsEmpty() {
+		del = nil
+	}
 	for i := range w.ts {
 		t := &w.ts[i]
-		t.cur, t.stale, t.blk, t.long = noDoc, false, nil, false
+		t.cur, t.stale, t.blk, t.long, t.dense, t.n, t.del = noDoc, false, nil, false, false, n, del
 		if t.phrase {
 			t.base, t.segEnd, t.stale = base, base+n, true
 			continue
@@ -105,6 +109,10 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 			}
 			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
 				return err
+			}
+			t.dense = t.blk != nil && t.blk.tf4 != nil && t.blk.norms != nil
+			if t.dense && maxScoreDense != nil {
+				maxScoreDense()
 			}
 		}
 	}
