@@ -309,7 +309,7 @@ var variables = []Variable{
 	{Name: "COMPRESSION_MAX_CONCURRENT", Default: "min(CPUs, 4)", Group: "Compression",
 		Meaning: "1-32: entries compressed at once"},
 	{Name: "COMPRESSION_GRAPH_INT8_MB", Default: "`128`", Group: "Compression",
-		Meaning: "0-1048576: once one access scope's float32 vectors pass this many MiB (about 335,000 chunks of 100 dimensions), its in-process graph holds them as 8-bit integers and a scale, 104 instead of 400 bytes a 100-d chunk (recall@10 against exact float32 0.975-0.985; the float32 vectors stay in SQL). Below it, and in the pool of small scopes, the graph keeps float32. `0`: never. See docs/vectors.md"},
+		Meaning: "0-1048576: once one access scope's float32 vectors pass this many MiB (about 335,000 chunks of 100 dimensions), its in-process graph holds them as 8-bit integers and a scale, 104 instead of 400 bytes a 100-d chunk (recall@10 against exact float32 0.975-0.985; the float32 vectors stay in SQL). Below it, and in the pool of small scopes, the graph keeps float32; a graph of codes (`COMPRESSION_KEEP_FLOAT=false`) is left as it is. `0`: never. See docs/vectors.md"},
 	{Name: "OLLAMA_AUTO_PULL", Default: "`true`", Group: "Validated, for features not built yet",
 		Meaning: "validated; used by Ollama model pulling (not yet built)"},
 	{Name: "OLLAMA_PULL_TIMEOUT_S", Default: "`900`", Group: "Validated, for features not built yet",
