@@ -58,13 +58,7 @@ func TestReleaseMapped(t *testing.T) {
 func restartedTestIndex(t *testing.T) *Index {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "db.index")
-	ix, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Apply(context.Background(), testDocs(), nil, 7); err != nil {
-		t.Fatal(err)
-	}
+	ix := openTest(t, Options{Dir: dir}) // closed here; its cleanup's Close does nothing then
 	seq, data, err := ix.CatalogSnapshot()
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func openVecIndex(ctx context.Context, st persist.Store, feed *follow.Feed, dim 
 		close(done)
 	}
 	int8From := comp.GraphInt8Chunks(dim)
-	lg, why := vi.loadSnapshot(dim, vo, int8From > 0)
+	lg, why := vi.loadSnapshot(dim, vo, int8From)
 	<-done
 	var state *vecState
 	if lg != nil {

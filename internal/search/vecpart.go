@@ -128,10 +128,14 @@ func newPartition(dim int, vo vector.Options, int8From int) (*partition, error) 
 
 // graph8 is the graphs' 8-bit storage, or false when the graphs run on
 // codes (COMPRESSION_KEEP_FLOAT=false) or the budget says never.
-func (p *partition) graph8() (vector.Options, bool) {
-	o := p.vo
+func (p *partition) graph8() (vector.Options, bool) { return graph8Options(p.vo, p.int8From) }
+
+// graph8Options is the 8-bit form of the graphs' options vo under the
+// budget int8From (graph8; loadSnapshot asks before a partition exists).
+func graph8Options(vo vector.Options, int8From int) (vector.Options, bool) {
+	o := vo
 	o.Int8 = true
-	return o, p.int8From > 0 && p.vo.Quantizer == nil
+	return o, int8From > 0 && vo.Quantizer == nil
 }
 
 // compact converts the graph of s to 8-bit storage once s holds

@@ -386,7 +386,7 @@ func TestVectorsEarlierSnapshotRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vo, true)
+	lg, why := (&vecIndex{dir: vdir}).loadSnapshot(4, vo, 1)
 	if lg == nil {
 		t.Fatal(why)
 	}

@@ -177,10 +177,10 @@ func readGraphs(f io.ReaderAt, size int64) (*loadedGraphs, error) {
 }
 
 // loadSnapshot reads the graph snapshot; nil with the reason when there
-// is none usable. With int8 a scope graph stored 8-bit is kept as it is
-// (partition.compact made it so; adopt converts a float32 one past the
-// budget).
-func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options, int8 bool) (*loadedGraphs, string) {
+// is none usable. Under a budget (int8From > 0) a scope graph stored 8-bit
+// is kept as it is (partition.compact made it so; adopt converts a float32
+// one past the budget).
+func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options, int8From int) (*loadedGraphs, string) {
 	if vi.dir == "" {
 		return nil, ""
 	}
@@ -203,13 +203,12 @@ func (vi *vecIndex) loadSnapshot(dim int, vo vector.Options, int8 bool) (*loaded
 	if err != nil {
 		return nil, fmt.Sprintf("snapshot unusable (%v)", err)
 	}
-	o8 := vo
-	o8.Int8 = true
+	o8, eight := graph8Options(vo, int8From)
 	for _, g := range append([]*vector.Index{lg.pool}, values(lg.graphs)...) {
 		if g.Dim() != dim {
 			return nil, fmt.Sprintf("snapshot has %d dimensions, the model %d", g.Dim(), dim)
 		}
-		if !g.AdoptStorage(vo) && (g == lg.pool || !int8 || vo.Quantizer != nil || !g.SameStorage(o8)) {
+		if !g.AdoptStorage(vo) && (g == lg.pool || !eight || !g.SameStorage(o8)) {
 			return nil, "snapshot stored with other compression settings"
 		}
 	}
