@@ -22,10 +22,10 @@ package index
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/contextd/contextd/index/bm25"
@@ -42,33 +42,47 @@ var (
 
 // maxBlockBytes caps the cache: past it the cache starts again empty. A
 // term's blocks take 8 bytes per blockDocs documents, 16 KB over a
-// million entries, and its frequencies or documents at most half a byte a
-// document, 500 KB: the cap holds some 250 of the commonest words there.
+// million entries, and its frequencies (or its documents with theirs: 3
+// bytes a posting, under a sixteenth of the documents) at most half a
+// byte a document, 500 KB: the cap holds some 250 of the commonest words
+// there.
 const maxBlockBytes = 128 << 20
 
 // termBlocks are one term's block bounds in one segment: tf[k] is the
 // largest frequency in block k (0: no posting) and y[k] the smallest
 // length over frequency, rounded down.
 //
-// They also tell the walk whether, and for a dense list how often, a
-// candidate holds the term without moving the term's cursor: zap's
-// Advance reads every posting on the way to its target, so looking a
-// common word up at each candidate of a rarer one read the whole common
-// list (for "Use it here when determining if" at 1M entries, 300k
-// postings of "use" for 9k lookups: 4.9 of the leg's 7.2 ms). A dense
-// list (a document in denseEvery or more) keeps each document's frequency
-// in four bits, tf4 (0: absent, 15: 15 or more, read from the cursor);
-// a sparser one its documents, docs. Deleted documents are included: a
-// candidate is never deleted.
+// They also tell the walk how often a candidate holds the term without
+// moving the term's cursor: zap's Advance reads every posting on the way
+// to its target, so looking a common word up at each candidate of a
+// rarer one read the whole common list (for "Use it here when
+// determining if" at 1M entries, 300k postings of "use" for 9k lookups:
+// 4.9 of the leg's 7.2 ms). A dense list (a document in denseEvery or
+// more) keeps each document's frequency in four bits, tf4 (0: absent,
+// 15: 15 or more, read from the cursor); a sparser one its documents
+// block by block, as offsets in the block, with their frequencies in a
+// byte (255: that or more). Deleted documents are included: a candidate
+// is never deleted.
 type termBlocks struct {
 	tf, y []float32
-	docs  *roaring.Bitmap
 	tf4   []byte
-	// norms are the segment's documents' norms (segBlocks.norms), set for
-	// a dense list: with tf4 they let the walk draw the list's candidates
-	// without its postings (msTerm.denseFrom).
+	// A sparse list's documents: those of block k are k·blockDocs +
+	// off[at[k]:at[k+1]] (ascending), with frequencies tfs. Three bytes a
+	// posting where a roaring bitmap took about two and answered only
+	// whether a document holds the term: the frequency then came from
+	// zap's postings, and with the bitmap's lookups that was 40 % of the
+	// 1M hybrid walk's CPU (2.65 of 6.6 s over 1,000 calls, 2026-12-05).
+	at  []uint32
+	off []uint16
+	tfs []uint8
+	// norms are the segment's documents' norms (segBlocks.norms): with
+	// the frequencies they let the walk draw the list's candidates
+	// without its postings (msTerm.blocksFrom).
 	norms []uint32
 }
+
+// tfsUnknown is tfs's mark for a frequency it does not hold.
+const tfsUnknown = 255
 
 // denseEvery: a list holding one document in denseEvery or more keeps
 // tf4 (half a byte a document, where docs would take about a bit for
@@ -86,10 +100,21 @@ func (b *termBlocks) freqAt(d uint64) (freq uint64, known bool) {
 		v := b.tf4[d>>1] >> (4 * (d & 1)) & 15
 		return uint64(v), v != tfUnknown
 	}
-	if !b.docs.Contains(uint32(d)) {
+	i, ok := b.find(d)
+	if !ok {
 		return 0, true
 	}
-	return 0, false
+	v := b.tfs[i]
+	return uint64(v), v != tfsUnknown
+}
+
+// find returns the place of local document d in a sparse list's
+// documents and whether the list holds it.
+func (b *termBlocks) find(d uint64) (int, bool) {
+	k := d / blockDocs
+	lo, hi := int(b.at[k]), int(b.at[k+1])
+	i, ok := slices.BinarySearch(b.off[lo:hi], uint16(d-k*blockDocs))
+	return lo + i, ok
 }
 
 // bound is the most the term adds to a document of block k: idf (times
@@ -113,9 +138,9 @@ func docLen(norm float64) float64 {
 }
 
 // buildBlocks reads term's postings in a segment of n documents; nil when
-// the list is shorter than minBlockDF. A dense list records its
-// documents' norms in the segment's array norms returns (a document's norm
-// is the same in every list: its length), when given, and keeps it.
+// the list is shorter than minBlockDF. The list records its documents'
+// norms in the segment's array norms returns (a document's norm is the
+// same in every list: its length), when given, and keeps it.
 func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func() []uint32) (*termBlocks, error) {
 	pl, err := dict.PostingsList([]byte(term), nil, nil)
 	if err != nil {
@@ -124,19 +149,23 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 	if pl == nil || pl.Count() < minBlockDF {
 		return nil, nil
 	}
+	if blockDocs > 1<<16 {
+		return nil, fmt.Errorf("index: blocks of %d documents do not fit 16-bit offsets", blockDocs)
+	}
 	nb := (n + blockDocs - 1) / blockDocs
 	b := &termBlocks{tf: make([]float32, nb), y: make([]float32, nb)}
 	for k := range b.y {
 		b.y[k] = float32(math.Inf(1))
 	}
-	var docs []uint32
 	if pl.Count()*denseEvery >= n {
 		b.tf4 = make([]byte, (n+1)/2)
-		if norms != nil {
-			b.norms = norms()
-		}
 	} else {
-		docs = make([]uint32, 0, pl.Count())
+		b.at = make([]uint32, nb+1)
+		b.off = make([]uint16, 0, pl.Count())
+		b.tfs = make([]uint8, 0, pl.Count())
+	}
+	if norms != nil {
+		b.norms = norms()
 	}
 	it := pl.Iterator(true, true, false, nil)
 	for {
@@ -145,9 +174,10 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 			return nil, fmt.Errorf("index: %w", err)
 		}
 		if p == nil {
-			if b.tf4 == nil {
-				b.docs = roaring.BitmapOf(docs...)
-				b.docs.RunOptimize()
+			if b.at != nil {
+				for k := range nb {
+					b.at[k+1] = max(b.at[k+1], b.at[k]) // blocks without a posting
+				}
 			}
 			return b, nil
 		}
@@ -159,12 +189,14 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 		}
 		if b.tf4 != nil {
 			b.tf4[d>>1] |= byte(min(p.Frequency(), tfUnknown)) << (4 * (d & 1))
-			if b.norms != nil {
-				// Atomic: builds of other lists write the same value.
-				atomic.StoreUint32(&b.norms[d], math.Float32bits(float32(p.Norm())))
-			}
 		} else {
-			docs = append(docs, uint32(d))
+			b.off = append(b.off, uint16(d-k*blockDocs))
+			b.tfs = append(b.tfs, byte(min(p.Frequency(), tfsUnknown)))
+			b.at[k+1] = uint32(len(b.off))
+		}
+		if b.norms != nil {
+			// Atomic: builds of other lists write the same value.
+			atomic.StoreUint32(&b.norms[d], math.Float32bits(float32(p.Norm())))
 		}
 		f := float32(tf)
 		if float64(f) < tf {
@@ -336,10 +368,7 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 			return sb.norms
 		})
 		if e.b != nil {
-			size := 8*len(e.b.tf) + len(e.b.tf4)
-			if e.b.docs != nil {
-				size += int(e.b.docs.GetSizeInBytes())
-			}
+			size := 8*len(e.b.tf) + len(e.b.tf4) + 4*len(e.b.at) + 3*len(e.b.off)
 			c.mu.Lock() // both sums are c.mu's: pruning reads sb.bytes
 			c.bytes += size
 			sb.bytes += size

@@ -15,8 +15,8 @@ import (
 // TestBlockBoundsHold: over segments with deletions and frequencies past
 // tf4's range, every posting's BM25 weight is at most its block's bound
 // for any idf and average length, and what the blocks say of a document's
-// frequency (dense lists) or presence (sparse ones) is what its postings
-// say.
+// frequency is what its postings say, for dense lists (4 bits) and sparse
+// ones (a byte) alike.
 func TestBlockBoundsHold(t *testing.T) {
 	defer func(d, m, e uint64) { blockDocs, minBlockDF, denseEvery = d, m, e }(blockDocs, minBlockDF, denseEvery)
 	blockDocs, minBlockDF = 8, 1
@@ -38,6 +38,12 @@ func TestBlockBoundsHold(t *testing.T) {
 			for range rng.IntN(50) {
 				w = append(w, fmt.Sprintf("filler%d", rng.IntN(100)))
 			}
+			if i%100 == 7 {
+				word := words[rng.IntN(len(words))]
+				for range 255 + rng.IntN(5) { // past a sparse list's byte
+					w = append(w, word)
+				}
+			}
 			docs = append(docs, Doc{ID: fmt.Sprintf("p%03d%04d", b, i), Text: strings.Join(w, " "), Owner: "p",
 				ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
 		}
@@ -58,7 +64,7 @@ func TestBlockBoundsHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	wide := 0
+	wide, wider := 0, 0
 	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
 		n := ss.Segment().Count()
 		dict, err := ss.Segment().Dictionary(fieldText)
@@ -91,6 +97,9 @@ func TestBlockBoundsHold(t *testing.T) {
 					if freq >= tfUnknown {
 						wide++
 					}
+					if freq >= tfsUnknown && b.tf4 == nil {
+						wider++
+					}
 					for _, avgdl := range []float64{0.5, 7, 30, 400} {
 						for _, idf := range []float64{0.01, 1, 9} {
 							w := bm25Term(idf, freq, p.Norm(), avgdl)
@@ -103,8 +112,8 @@ func TestBlockBoundsHold(t *testing.T) {
 					switch {
 					case known && got != freq:
 						t.Fatalf("%q document %d: blocks say frequency %d, postings %d", term, d, got, freq)
-					case !known && b.tf4 != nil && freq < tfUnknown:
-						t.Fatalf("%q document %d: a dense list does not know frequency %d", term, d, freq)
+					case !known && (b.tf4 != nil && freq < tfUnknown || b.tf4 == nil && freq < tfsUnknown):
+						t.Fatalf("%q document %d: the blocks do not know frequency %d", term, d, freq)
 					}
 				}
 				for d := range n {
@@ -115,8 +124,8 @@ func TestBlockBoundsHold(t *testing.T) {
 			}
 		}
 	}
-	if wide == 0 {
-		t.Fatal("no frequency reaches tf4's limit: the test does not exercise it")
+	if wide == 0 || wider == 0 {
+		t.Fatalf("%d frequencies reach tf4's limit and %d a sparse list's: the test does not exercise both", wide, wider)
 	}
 }
 

@@ -29,17 +29,23 @@ func TestBlockMaxMatchesExhaustive(t *testing.T) {
 	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
 	// Dense lists (frequencies kept) and sparse ones (documents kept),
 	// built when a query needs them or beforehand (warm).
-	// Dense lists' cursors walk their blocks (msTerm.denseFrom) in the
-	// last two.
-	dense := 0
-	maxScoreDense = func() { dense++ }
-	defer func() { maxScoreDense = nil }()
+	// Long lists' cursors walk their blocks (msTerm.blocksFrom): dense
+	// ones in the last two, sparse ones in the first and the third.
+	dense, sparse := 0, 0
+	maxScoreBlocks = func(d bool) {
+		if d {
+			dense++
+		} else {
+			sparse++
+		}
+	}
+	defer func() { maxScoreBlocks = nil }()
 	for _, c := range []struct{ docs, min, dense, warm uint64 }{{16, 4, 1 << 40, 1 << 40}, {64, 1, 1, 1 << 40}, {7, 30, 8, 1}, {32, 16, 4, 1 << 40}} {
 		blockDocs, minBlockDF, denseEvery, warmMinDocs = c.docs, c.min, c.dense, c.warm
 		maxScoreOracle(t, 17+c.docs, true)
 	}
-	if dense == 0 {
-		t.Fatal("no dense list's cursor walked its blocks: the test does not exercise it")
+	if dense == 0 || sparse == 0 {
+		t.Fatalf("%d dense and %d sparse lists' cursors walked their blocks: the test does not exercise both", dense, sparse)
 	}
 }
 
@@ -68,9 +74,16 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 		}
 		if rng.IntN(40) == 0 {
 			// A frequency past tf4's range: a dense list's cursor reads
-			// it from the postings (msTerm.denseFrom).
+			// it from the postings (msTerm.blocksFrom).
 			for range 15 + rng.IntN(10) {
 				w = append(w, words[rng.IntN(3)])
+			}
+		}
+		if rng.IntN(150) == 0 {
+			// Past a sparse list's byte (tfsUnknown): so is its.
+			word := words[4+rng.IntN(4)]
+			for range 255 + rng.IntN(10) {
+				w = append(w, word)
 			}
 		}
 		return Doc{ID: fmt.Sprintf("%s%030x", owner, i), Text: strings.Join(w, " "), Owner: owner,

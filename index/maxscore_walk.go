@@ -87,7 +87,7 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 	}
 	for i := range w.ts {
 		t := &w.ts[i]
-		t.cur, t.stale, t.blk, t.long, t.dense, t.n, t.del = noDoc, false, nil, false, false, n, del
+		t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del = noDoc, false, nil, false, false, 0, n, del
 		if t.phrase {
 			t.base, t.segEnd, t.stale = base, base+n, true
 			continue
@@ -110,9 +110,9 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
 				return err
 			}
-			t.dense = t.blk != nil && t.blk.tf4 != nil && t.blk.norms != nil
-			if t.dense && maxScoreDense != nil {
-				maxScoreDense()
+			t.fromBlocks = t.blk != nil && t.blk.norms != nil
+			if t.fromBlocks && maxScoreBlocks != nil {
+				maxScoreBlocks(t.blk.tf4 != nil)
 			}
 		}
 	}
