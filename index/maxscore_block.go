@@ -20,6 +20,7 @@ package index
 // caller or of the deletions is cached.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -85,9 +86,12 @@ type termBlocks struct {
 const tfsUnknown = 255
 
 // denseEvery: a list holding one document in denseEvery or more keeps
-// tf4 (half a byte a document, where docs would take about a bit for
-// each of its documents).
-var denseEvery uint64 = 16
+// tf4, half a byte a document; a sparser one three bytes a posting, which
+// is less below one document in six. At 1M entries the 80 lists of the
+// largest segment holding one document in sixteen or more (the threshold
+// when sparse lists kept only their documents) took 36.6 MB as tf4 and
+// take 27.1 MB so: 27 dense lists and 53 sparse ones.
+var denseEvery uint64 = 6
 
 // tfUnknown is tf4's mark for a frequency it does not hold.
 const tfUnknown = 15
@@ -256,14 +260,28 @@ type blockEntry struct {
 const buildOnUse = 2
 
 // warmMinDocs: a segment of at least this many documents gets the blocks
-// of its dense lists when a walk first meets it. Built one query at a
-// time, the blocks of a common word cost the first query using it what
-// the walk without them cost (one pass over the list), so the bench's
-// hundred questions, each asked once, ran as slowly as before. At 1M
-// entries the largest segment (916k documents, 42k terms) holds 80 dense
-// lists, 13M of its 33M postings: building them took some 0.3 s once,
-// beside the 1 s of its ordinal array (prefilter.go), and 38 MB.
+// of its dense lists, and of its longest sparse ones within
+// warmBytesPerDoc, when a walk first meets it. Built one query at a time,
+// the blocks of a common word cost the first query using it what the walk
+// without them cost (one pass over the list), so the bench's hundred
+// questions, each asked once, ran as slowly as before. At 1M entries the
+// largest segment (916k documents, 42k terms) holds 80 lists of one
+// document in sixteen or more, 13M of its 33M postings: building them
+// took some 0.3 s once, beside the 1 s of its ordinal array
+// (prefilter.go), and 38 MB.
 var warmMinDocs uint64 = 16384
+
+// warmBytesPerDoc bounds what a segment's warm-up builds, the segment's
+// norms (4 bytes a document) included: its dense lists, then its sparse
+// long lists from the longest down while they fit. A list costs a query
+// about what it holds, and a query's words are drawn about as often as
+// they occur, so the longest lists carry most of the cost left to lists
+// without blocks: at 1M entries the 27 dense lists (12.4 MB) and the 100
+// longest of the 1,522 sparse ones (23.8 MB) fit the 40 MB the 916k
+// documents allow, and those 100 hold 73 % of the sparse lists' summed
+// squared lengths. 44 bytes a document is what the dense lists of one
+// document in sixteen took with the norms (about 40 MB there).
+var warmBytesPerDoc uint64 = 44
 
 // blocks returns term's block bounds in ss (nil: a short list, or the
 // cache is full), building them on first use. live are the reader's
@@ -378,8 +396,14 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 	return e.b, nil, e.err
 }
 
-// warm builds the blocks of the segment's dense lists (denseEvery).
+// warm builds the blocks of the segment's dense lists (denseEvery), then
+// of its longest sparse ones within warmBytesPerDoc.
 func (c *blockCache) warm(sb *segBlocks, dict segment.TermDictionary, n uint64) error {
+	type long struct {
+		term  string
+		count uint64
+	}
+	var sparse []long
 	it := dict.AutomatonIterator(nil, nil, nil)
 	for {
 		de, err := it.Next()
@@ -387,13 +411,31 @@ func (c *blockCache) warm(sb *segBlocks, dict segment.TermDictionary, n uint64) 
 			return fmt.Errorf("index: %w", err)
 		}
 		if de == nil {
-			return nil
+			break
 		}
-		if de.Count < minBlockDF || de.Count*denseEvery < n {
+		if de.Count < minBlockDF {
+			continue
+		}
+		if de.Count*denseEvery < n {
+			sparse = append(sparse, long{de.Term, de.Count})
 			continue
 		}
 		if _, _, err := c.entry(sb, dict, de.Term, n, 1, false); err != nil {
 			return err
 		}
 	}
+	slices.SortStableFunc(sparse, func(a, b long) int { return cmp.Compare(b.count, a.count) })
+	nb := (n + blockDocs - 1) / blockDocs
+	for _, l := range sparse {
+		c.mu.Lock()
+		spent := uint64(sb.bytes)
+		c.mu.Unlock()
+		if spent+3*l.count+12*nb > warmBytesPerDoc*n {
+			return nil
+		}
+		if _, _, err := c.entry(sb, dict, l.term, n, 1, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -241,5 +242,99 @@ func TestBlocksBuiltLater(t *testing.T) {
 	got, err := ix.Search(ctx, q)
 	if err != nil || scored(got) != scored(want) {
 		t.Fatalf("with the blocks built: %v, differs %v", err, scored(got) != scored(want))
+	}
+}
+
+// TestWarmSparseWithinBudget: a large segment's warm-up builds its dense
+// lists, then its sparse long lists from the longest down while the
+// segment's blocks stay within warmBytesPerDoc; the rest wait for use.
+func TestWarmSparseWithinBudget(t *testing.T) {
+	defer func(d, m, e, w, b uint64) {
+		blockDocs, minBlockDF, denseEvery, warmMinDocs, warmBytesPerDoc = d, m, e, w, b
+	}(blockDocs, minBlockDF, denseEvery, warmMinDocs, warmBytesPerDoc)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs, warmBytesPerDoc = 16, 8, 3, 1, 12
+	ctx := context.Background()
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var docs []Doc
+	for i := range 1200 {
+		var w []string
+		for k := range 40 {
+			if rng.IntN(k+2) == 0 { // word k in about one document in k+2
+				w = append(w, fmt.Sprintf("word%02d", k))
+			}
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%05d", i), Text: strings.Join(w, " ") + " filler", Owner: "p",
+			ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+	}
+	if err := ix.Apply(ctx, docs, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	segs := r.(*scorch.IndexSnapshot).Segments()
+	var ss *scorch.SegmentSnapshot
+	for _, s := range segs {
+		if ss == nil || s.Segment().Count() > ss.Segment().Count() {
+			ss = s
+		}
+	}
+	n := ss.Segment().Count()
+	dict, err := ss.Segment().Dictionary(fieldText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := ix.blocks.warmed(ss, segs, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	longestCold, shortestWarm := uint64(0), uint64(math.MaxUint64)
+	dense, warmSparse := 0, 0
+	it := dict.AutomatonIterator(nil, nil, nil)
+	for {
+		de, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if de == nil {
+			break
+		}
+		if de.Count < minBlockDF {
+			continue
+		}
+		e := sb.terms[de.Term]
+		built := e != nil && e.done.Load() && e.b != nil
+		switch {
+		case de.Count*denseEvery >= n:
+			if !built {
+				t.Fatalf("dense list %q (%d of %d documents) not built by the warm-up", de.Term, de.Count, n)
+			}
+			dense++
+		case built:
+			warmSparse++
+			shortestWarm = min(shortestWarm, de.Count)
+		default:
+			longestCold = max(longestCold, de.Count)
+		}
+	}
+	if dense == 0 || warmSparse == 0 || longestCold == 0 {
+		t.Fatalf("%d dense lists, %d sparse ones built and the longest left %d long: the budget does not cut", dense, warmSparse, longestCold)
+	}
+	if longestCold > shortestWarm {
+		t.Fatalf("a sparse list of %d postings was left for one of %d", longestCold, shortestWarm)
+	}
+	if uint64(sb.bytes) > warmBytesPerDoc*n {
+		t.Fatalf("the warm-up built %d bytes for %d documents, over %d a document", sb.bytes, n, warmBytesPerDoc)
 	}
 }

@@ -259,12 +259,14 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 			if t.phrase || w.wb[order[k]] == 0 {
 				continue // scores nothing here
 			}
-			// The blocks answer without moving the cursor when they
-			// can: every posting of d carries d's norm.
+			// A dense list's blocks answer without moving the cursor
+			// (every posting of d carries d's norm); a sparse list's
+			// cursor reading its blocks moves forward within the block
+			// more cheaply than a search finds d there.
 			freq, fnorm := uint64(0), norm
 			if t.blk == nil || t.stale || t.cur < d {
 				got := false
-				if t.blk != nil && norm >= 0 {
+				if t.blk != nil && norm >= 0 && (t.blk.tf4 != nil || !t.fromBlocks) {
 					freq, got = t.blk.freqAt(d)
 				}
 				if !got {
