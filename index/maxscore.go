@@ -56,9 +56,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	bindex "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/contextd/contextd/index/bm25"
 )
@@ -154,11 +152,17 @@ type msTerm struct {
 	freq  uint64
 	norm  float64
 	// A phrase's cursor walks its matches, found by Bleve's phrase
-	// searcher as they are asked for (phraseCursor); base and segEnd are
-	// the current segment's global numbers.
+	// searcher as they are asked for (phraseCursor), or, when the walk
+	// reads its words itself (words), the documents holding all of them
+	// (conj, a cursor per word): a superset of its matches, which ph then
+	// only checks (maxscore_phrase.go). base and segEnd are the current
+	// segment's global numbers.
 	phrase       bool
 	ph           *phraseCursor
 	pq           query.Query // the phrase, for a split walk's other cursors
+	words        []string
+	conj         []msTerm
+	counts       []uint64 // conj's postings in the segment
 	base, segEnd uint64
 	// stale: the cursor has not been positioned in the segment yet (the
 	// walk seeks it when it needs it: maxscore_walk.go); blk are its
@@ -203,6 +207,8 @@ func (t *msTerm) set(p segment.Posting, err error) error {
 // next moves t to its next document.
 func (t *msTerm) next() error {
 	switch {
+	case t.conj != nil:
+		return t.conjFrom(t.cur + 1)
 	case t.phrase:
 		if err := t.ph.next(); err != nil {
 			return err
@@ -218,6 +224,8 @@ func (t *msTerm) next() error {
 // seek moves t to its first document at or after d.
 func (t *msTerm) seek(d uint64) error {
 	switch {
+	case t.conj != nil:
+		return t.conjFrom(d)
 	case t.phrase:
 		if err := t.ph.advance(t.base + d); err != nil {
 			return err
@@ -300,81 +308,6 @@ func (t *msTerm) fromBlock(d, freq uint64, unknown bool) error {
 	return nil
 }
 
-// settle sets a phrase's current local document from its cursor.
-func (t *msTerm) settle() {
-	t.cur = noDoc
-	if g := t.ph.cur; g != noDoc && g < t.segEnd {
-		t.cur = g - t.base
-	}
-}
-
-// phraseCursor walks the matches of a phrase (global document numbers,
-// ascending) as the selection asks for them: Bleve's own phrase searcher
-// decides what matches, as it does inside the exhaustive walk's
-// disjunction. Finding every match first cost what the phrase's words
-// cost together: "it's" is the phrase "it s", and at 1M entries the
-// bench's six-word query holding it spent 99 ms in the full-text leg
-// checking positions in every entry holding both words. A phrase scores
-// nothing, so it draws candidates only in the windows where it is
-// essential and is not advanced in the others.
-type phraseCursor struct {
-	ctx   context.Context
-	s     search.Searcher
-	sctx  *search.SearchContext
-	cur   uint64 // the current match, noDoc past the last
-	steps int
-}
-
-func (ix *Index) newPhraseCursor(ctx context.Context, q query.Query, r bindex.IndexReader) (*phraseCursor, error) {
-	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{Score: "none"})
-	if err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
-	}
-	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
-	p := &phraseCursor{ctx: ctx, s: s, sctx: sctx}
-	if err := p.next(); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return p, nil
-}
-
-// set records the match m (nil: past the last).
-func (p *phraseCursor) set(m *search.DocumentMatch, err error) error {
-	if err != nil {
-		return fmt.Errorf("index: search: %w", err)
-	}
-	if p.steps++; p.steps&1023 == 0 {
-		if err := p.ctx.Err(); err != nil {
-			return err
-		}
-	}
-	if m == nil {
-		p.cur = noDoc
-		return nil
-	}
-	p.cur = m.IndexInternalID.Value()
-	p.sctx.DocumentMatchPool.Put(m)
-	return nil
-}
-
-func (p *phraseCursor) next() error {
-	if p.cur == noDoc && p.steps > 0 {
-		return nil
-	}
-	return p.set(p.s.Next(p.sctx))
-}
-
-// advance moves to the first match at or after g.
-func (p *phraseCursor) advance(g uint64) error {
-	if p.cur == noDoc || p.cur >= g {
-		return nil
-	}
-	return p.set(p.s.Advance(p.sctx, bindex.NewIndexInternalID(nil, g)))
-}
-
-func (p *phraseCursor) close() error { return p.s.Close() }
-
 // selectMaxScore is selectExact for a MaxScore plan; floor, when above 0,
 // is a score the depth-th best match is known to reach (a previous
 // selection over a subset of these matches), so nothing below it is kept.
@@ -399,12 +332,13 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	// together reach θ, and a document holding only the words of
 	// non-essential phrases and terms scores at most their summed bounds.
 	for _, pq := range plan.phrases {
-		ph, err := ix.newPhraseCursor(ctx, pq, st.r)
+		words := ix.phraseWords(pq)
+		ph, err := ix.newPhraseCursor(ctx, pq, st.r, words != nil)
 		if err != nil {
 			return nil, err
 		}
 		defer ph.close()
-		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph, pq: pq})
+		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph, pq: pq, words: words})
 	}
 	slices.SortStableFunc(ts, func(a, b msTerm) int {
 		switch {

@@ -102,9 +102,9 @@ func (s *sharedTheta) raise(v float64) {
 func (ix *Index) cloneTerms(ctx context.Context, ts []msTerm, st *collStats) ([]msTerm, error) {
 	out := make([]msTerm, len(ts))
 	for i, t := range ts {
-		t.it, t.ph = nil, nil
+		t.it, t.ph, t.conj = nil, nil, nil
 		if t.phrase {
-			ph, err := ix.newPhraseCursor(ctx, t.pq, st.r)
+			ph, err := ix.newPhraseCursor(ctx, t.pq, st.r, t.words != nil)
 			if err != nil {
 				closePhrases(out[:i])
 				return nil, err

@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
@@ -87,33 +88,17 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 	}
 	for i := range w.ts {
 		t := &w.ts[i]
-		t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del = noDoc, false, nil, false, false, 0, n, del
 		if t.phrase {
-			t.base, t.segEnd, t.stale = base, base+n, true
+			t.cur, t.stale, t.base, t.segEnd = noDoc, true, base, base+n
+			if t.words != nil {
+				if err := w.openConj(t, ss, segs, dict, del); err != nil {
+					return err
+				}
+			}
 			continue
 		}
-		pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
-		if err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-		if pl == nil || pl.Count() == 0 {
-			continue
-		}
-		t.it = pl.Iterator(true, true, false, t.it)
-		t.stale = true
-		t.long = pl.Count() >= minBlockDF
-		if t.long && t.idf > 0 {
-			later := w.ix.buildLater
-			if w.ix.inlineBlocks {
-				later = nil
-			}
-			if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
-				return err
-			}
-			t.fromBlocks = t.blk != nil && t.blk.norms != nil
-			if t.fromBlocks && maxScoreBlocks != nil {
-				maxScoreBlocks(t.blk.tf4 != nil)
-			}
+		if _, err := w.open(t, ss, segs, dict, del, t.idf > 0); err != nil {
+			return err
 		}
 	}
 	for ws := from; ws < min(to, n); ws += blockDocs {
@@ -123,6 +108,38 @@ func (w *msWalk) segment(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnaps
 		}
 	}
 	return nil
+}
+
+// open places t's cursor before the segment ss (of the reader's
+// segments segs, deleted documents del), with its blocks when the list is
+// long and blocks is set; count is the list's postings there.
+func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, dict segment.TermDictionary, del *roaring.Bitmap, blocks bool) (count uint64, err error) {
+	n := ss.Segment().Count()
+	t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del = noDoc, false, nil, false, false, 0, n, del
+	pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	if pl == nil || pl.Count() == 0 {
+		return 0, nil
+	}
+	t.it = pl.Iterator(true, true, false, t.it)
+	t.stale = true
+	t.long = pl.Count() >= minBlockDF
+	if t.long && blocks {
+		later := w.ix.buildLater
+		if w.ix.inlineBlocks {
+			later = nil
+		}
+		if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
+			return 0, err
+		}
+		t.fromBlocks = t.blk != nil && t.blk.norms != nil
+		if t.fromBlocks && maxScoreBlocks != nil {
+			maxScoreBlocks(t.blk.tf4 != nil)
+		}
+	}
+	return pl.Count(), nil
 }
 
 // position moves t to its first document at or after d unless it stands
@@ -227,13 +244,25 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		ok := o != noOrd && int(o>>6) < len(w.allowed) && w.allowed[o>>6]&(1<<(o&63)) != 0
 		known := 0.0
 		norm := -1.0 // d's norm, once a term cursor stands on d
+		// matched: d holds a term of the disjunction or matches a phrase
+		// read by Bleve's searcher; otherwise only the words of phrases
+		// read by the walk drew it (lazy), and d is a match only if one
+		// of the phrases holds it (verify).
+		matched, lazy := false, false
 		for k := ess; k < len(order); k++ {
 			t := &ts[order[k]]
 			if t.cur != d {
 				continue
 			}
-			if !t.phrase {
+			switch {
+			case t.words != nil:
+				lazy = true
+				norm = t.conj[0].norm
+			case !t.phrase:
 				norm = t.norm
+				matched = matched || t.gen
+			default:
+				matched = true
 			}
 			if ok && t.idf > 0 {
 				c := bm25Term(t.idf, t.freq, t.norm, w.avgdl)
@@ -283,6 +312,7 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				w.contrib[t.unit], w.has[t.unit] = c, true
 				known += c
 			}
+			matched = matched || freq > 0 && t.gen
 		}
 		score := 0.0
 		for u := range w.has {
@@ -297,6 +327,14 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		}
 		if full && score < w.kept.worst() {
 			continue
+		}
+		if !matched && lazy {
+			if ok, err := w.verify(base + d); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
 		}
 		w.kept.add(exactHit{doc: base + d, score: score, ord: o})
 		if w.kept.full() && w.kept.worst() > w.theta {

@@ -1,0 +1,234 @@
+package index
+
+// Phrases inside the MaxScore walk.
+//
+// A query word the analyzer splits ("os.File", "it's") is a phrase inside
+// the disjunction: it makes a document a match and scores nothing itself
+// (its words are units, which score). Its cursor walked the phrase's
+// matches as Bleve's phrase searcher finds them, which reads every
+// document holding all the words and their positions through zap: over
+// 1,000 hybrid calls at 1M entries the phrases took 1.3 ms of CPU a call
+// on average, a fifth of the walk, though a quarter of the questions hold
+// one (2026-12-05). So when the walk can read a phrase's words itself
+// (phraseWords), the phrase's cursor draws the documents holding all of
+// them from the words' own cursors, blocks included (conjFrom): a
+// superset of its matches. A document drawn only so is scored as any
+// candidate, and only one that would enter the heap is asked of the
+// phrase searcher (msWalk.verify), which then moves forward from
+// candidate to candidate, never reading what lies between. The kept set
+// is the exhaustive walk's: whatever enters the heap is a match, and
+// every match is a candidate (TestMaxScoreMatchesExhaustive holds
+// phrases of both forms).
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// phraseWords returns the distinct index terms of a phrase on the text
+// field, analyzed as Bleve's phrase query analyzes it; nil when a
+// document holding all of them need not be a superset of the matches
+// (alternatives at one place, fuzziness) or there are none.
+func (ix *Index) phraseWords(q query.Query) []string {
+	mp, ok := q.(*query.MatchPhraseQuery)
+	if !ok || mp.Fuzziness != 0 {
+		return nil
+	}
+	m := ix.bi.Mapping()
+	name := mp.Analyzer
+	if name == "" {
+		name = m.AnalyzerNameForPath(fieldText)
+	}
+	a := m.AnalyzerNamed(name)
+	if a == nil {
+		return nil
+	}
+	var words []string
+	seen := map[int]bool{}
+	for _, tk := range a.Analyze([]byte(mp.MatchPhrase)) {
+		if seen[tk.Position] {
+			return nil
+		}
+		seen[tk.Position] = true
+		if w := string(tk.Term); !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+// openConj places the cursors of a phrase's words before the segment ss,
+// the word with the fewest postings first; a word the segment lacks
+// leaves the phrase without a document there.
+func (w *msWalk) openConj(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, dict segment.TermDictionary, del *roaring.Bitmap) error {
+	if t.conj == nil {
+		t.conj = make([]msTerm, len(t.words))
+		t.counts = make([]uint64, len(t.words))
+		for i, word := range t.words {
+			t.conj[i].term = word
+		}
+	}
+	for i := range t.conj {
+		c, err := w.open(&t.conj[i], ss, segs, dict, del, true)
+		if err != nil {
+			return err
+		}
+		if c == 0 {
+			t.cur, t.stale = noDoc, false
+		}
+		t.counts[i] = c
+	}
+	// Fewest first: sort both slices together (a handful of words).
+	for i := 1; i < len(t.conj); i++ {
+		for k := i; k > 0 && t.counts[k] < t.counts[k-1]; k-- {
+			t.conj[k], t.conj[k-1] = t.conj[k-1], t.conj[k]
+			t.counts[k], t.counts[k-1] = t.counts[k-1], t.counts[k]
+		}
+	}
+	return nil
+}
+
+// conjFrom moves a phrase's cursor to the first document at or after d
+// holding all its words (leapfrog over the words' cursors).
+func (t *msTerm) conjFrom(d uint64) error {
+	for rounds := 1; ; rounds++ {
+		if rounds&1023 == 0 {
+			if err := t.ph.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		agreed := true
+		for i := range t.conj {
+			c := &t.conj[i]
+			if err := c.position(d); err != nil {
+				return err
+			}
+			if c.cur == noDoc {
+				t.cur = noDoc
+				return nil
+			}
+			if c.cur > d {
+				d = c.cur
+				if i > 0 {
+					agreed = false
+					break
+				}
+			}
+		}
+		if agreed {
+			t.cur = d
+			return nil
+		}
+	}
+}
+
+// verify reports whether global document g, drawn by phrases' words
+// alone, matches any of the query's phrases.
+func (w *msWalk) verify(g uint64) (bool, error) {
+	for i := range w.ts {
+		if t := &w.ts[i]; t.phrase {
+			ok, err := t.ph.holds(g)
+			if ok || err != nil {
+				return ok, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// settle sets a phrase's current local document from its cursor.
+func (t *msTerm) settle() {
+	t.cur = noDoc
+	if g := t.ph.cur; g != noDoc && g < t.segEnd {
+		t.cur = g - t.base
+	}
+}
+
+// phraseCursor walks the matches of a phrase (global document numbers,
+// ascending) as the selection asks for them: Bleve's own phrase searcher
+// decides what matches, as it does inside the exhaustive walk's
+// disjunction. Finding every match first cost what the phrase's words
+// cost together: "it's" is the phrase "it s", and at 1M entries the
+// bench's six-word query holding it spent 99 ms in the full-text leg
+// checking positions in every entry holding both words. A phrase scores
+// nothing, so it draws candidates only in the windows where it is
+// essential and is not advanced in the others.
+type phraseCursor struct {
+	ctx   context.Context
+	s     search.Searcher
+	sctx  *search.SearchContext
+	cur   uint64 // the current match, noDoc past the last
+	steps int    // matches asked for; 0: cur is not one yet
+}
+
+// newPhraseCursor opens q's searcher over r; a cursor that only checks
+// (check) finds no match until it is asked to.
+func (ix *Index) newPhraseCursor(ctx context.Context, q query.Query, r bindex.IndexReader, check bool) (*phraseCursor, error) {
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
+	p := &phraseCursor{ctx: ctx, s: s, sctx: sctx}
+	if check {
+		return p, nil
+	}
+	if err := p.next(); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// set records the match m (nil: past the last).
+func (p *phraseCursor) set(m *search.DocumentMatch, err error) error {
+	if err != nil {
+		return fmt.Errorf("index: search: %w", err)
+	}
+	if p.steps++; p.steps&1023 == 0 {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if m == nil {
+		p.cur = noDoc
+		return nil
+	}
+	p.cur = m.IndexInternalID.Value()
+	p.sctx.DocumentMatchPool.Put(m)
+	return nil
+}
+
+func (p *phraseCursor) next() error {
+	if p.cur == noDoc && p.steps > 0 {
+		return nil
+	}
+	return p.set(p.s.Next(p.sctx))
+}
+
+// advance moves to the first match at or after g.
+func (p *phraseCursor) advance(g uint64) error {
+	if p.steps > 0 && (p.cur == noDoc || p.cur >= g) {
+		return nil
+	}
+	return p.set(p.s.Advance(p.sctx, bindex.NewIndexInternalID(nil, g)))
+}
+
+// holds reports whether document g matches the phrase; g is never below
+// a document asked about before.
+func (p *phraseCursor) holds(g uint64) (bool, error) {
+	if err := p.advance(g); err != nil {
+		return false, err
+	}
+	return p.cur == g, nil
+}
+
+func (p *phraseCursor) close() error { return p.s.Close() }
