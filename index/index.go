@@ -134,6 +134,8 @@ type Index struct {
 	building     atomic.Bool
 	built        chan struct{}
 	inlineBlocks bool
+	// merges warms the segments merges make (warmmerge.go).
+	merges mergeWatch
 
 	// prints are the fingerprints of the long texts indexed, so that an
 	// unchanged one is not indexed again (unchanged.go); under mu.
@@ -435,6 +437,7 @@ func (ix *Index) ApplyRead(ctx context.Context, n int, read func(ctx context.Con
 			}
 		}
 	}
+	ix.watchMerges()
 	return nil
 }
 

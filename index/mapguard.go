@@ -76,25 +76,33 @@ func (ix *Index) guardMapped() (stop func()) {
 // merging reports whether Bleve's merger has a plan or a segment merge in
 // progress; open is false once the index is closed.
 func (ix *Index) merging() (merging, open bool) {
+	merging, _, open = ix.mergeState()
+	return merging, open
+}
+
+// mergeState is merging with the count of segments merges have
+// introduced so far.
+func (ix *Index) mergeState() (merging bool, merged uint64, open bool) {
 	ix.life.RLock()
 	defer ix.life.RUnlock()
 	if ix.bi == nil {
-		return false, false
+		return false, 0, false
 	}
 	adv, err := ix.bi.Advanced()
 	if err != nil {
-		return false, true
+		return false, 0, true
 	}
 	s, ok := adv.(*scorch.Scorch)
 	if !ok {
-		return false, true
+		return false, 0, true
 	}
 	st, ok := s.Stats().(*scorch.Stats)
 	if !ok {
-		return false, true
+		return false, 0, true
 	}
-	return atomic.LoadUint64(&st.TotFileMergePlanTasks) != atomic.LoadUint64(&st.TotFileMergePlanTasksDone) ||
-		atomic.LoadUint64(&st.TotFileMergeZapBeg) != atomic.LoadUint64(&st.TotFileMergeZapEnd), true
+	merging = atomic.LoadUint64(&st.TotFileMergePlanTasks) != atomic.LoadUint64(&st.TotFileMergePlanTasksDone) ||
+		atomic.LoadUint64(&st.TotFileMergeZapBeg) != atomic.LoadUint64(&st.TotFileMergeZapEnd)
+	return merging, atomic.LoadUint64(&st.TotIntroducedSegmentsMerge), true
 }
 
 // mapGuard is the guard's setting and what tests observe of it.

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 )
@@ -45,5 +47,70 @@ func TestWarmSearch(t *testing.T) {
 	}
 	if err := ix.WarmSearch(); err == nil {
 		t.Fatal("a closed index warmed")
+	}
+}
+
+// TestWarmAfterMerges: after a run of changes, once the merges they set
+// off settle, every live segment has its ordinal array and blocks without
+// a search or an idle upkeep asking for them.
+func TestWarmAfterMerges(t *testing.T) {
+	old := warmMinDocs
+	warmMinDocs = 1 // every segment counts as large here
+	defer func() { warmMinDocs = old }()
+	ctx := context.Background()
+	ix, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.merges.warmed, ix.merges.stopped = make(chan struct{}, 1024), make(chan struct{}, 1024)
+	for b := range 24 {
+		var docs []Doc
+		for i := range 40 {
+			docs = append(docs, Doc{ID: fmt.Sprintf("d%02d%03d", b, i), Text: fmt.Sprintf("merge warm word%d batch%d", i%7, b), Owner: "alice",
+				ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+		}
+		if err := ix.Apply(ctx, docs, nil, int64(b+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cold := func() string {
+		adv, _ := ix.bi.Advanced()
+		r, err := adv.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+			ix.ords.mu.Lock()
+			e := ix.ords.segs[ss.Id()]
+			ix.ords.mu.Unlock()
+			ix.blocks.mu.Lock()
+			sb := ix.blocks.segs[ss.Segment()]
+			ix.blocks.mu.Unlock()
+			if e == nil || e.ords == nil || sb == nil {
+				return fmt.Sprintf("segment %d", ss.Id())
+			}
+		}
+		return ""
+	}
+	timeout := time.After(time.Minute)
+	warmed := 0
+	for stopped := false; !stopped; {
+		select {
+		case <-ix.merges.warmed:
+			warmed++
+		case <-ix.merges.stopped:
+			stopped = true
+		case <-timeout:
+			t.Fatalf("the watcher still runs after %d warm-ups", warmed)
+		}
+	}
+	if c := cold(); c != "" || warmed == 0 {
+		t.Fatalf("the merges settled after %d warm-ups and %s is cold", warmed, c)
+	}
+	res, err := ix.Search(ctx, Query{Text: "word3 batch5", Mode: "match", Access: Access{Principal: "alice"}, Size: 10})
+	if err != nil || ids(res) != "d05038,d05031,d05024,d05017,d05010,d05003" {
+		t.Fatalf("after the warm-ups: %q, %v", ids(res), err)
 	}
 }
