@@ -270,28 +270,28 @@ func (t *msTerm) blocksFrom(d uint64) error {
 	return nil
 }
 
-// sparseFrom is blocksFrom for a sparse list: the documents of d's block
+// sparseFrom is blocksFrom for a sparse list: the postings of d's block
 // from si on, then the next blocks'.
 func (t *msTerm) sparseFrom(d uint64) error {
 	b := t.blk
 	for d < t.n {
 		k := d / blockDocs
 		t.si = max(t.si, b.at[k])
-		end, o := b.at[k+1], uint16(d-k*blockDocs)
-		for t.si < end && b.off[t.si] < o {
+		end, o := b.at[k+1], uint16(d-k*blockDocs)<<b.shift
+		for t.si < end && b.post[t.si] < o {
 			t.si++
 		}
 		if t.si == end {
 			d = (k + 1) * blockDocs
 			continue
 		}
-		doc := k*blockDocs + uint64(b.off[t.si])
+		off, freq, known := b.sparsePosting(t.si)
+		doc := k*blockDocs + off
 		if t.del != nil && t.del.Contains(uint32(doc)) {
 			d = doc + 1
 			continue
 		}
-		v := b.tfs[t.si]
-		return t.fromBlock(doc, uint64(v), v == tfsUnknown)
+		return t.fromBlock(doc, freq, !known)
 	}
 	t.cur = noDoc
 	return nil

@@ -23,6 +23,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,10 +44,9 @@ var (
 
 // maxBlockBytes caps the cache: past it the cache starts again empty. A
 // term's blocks take 8 bytes per blockDocs documents, 16 KB over a
-// million entries, and its frequencies (or its documents with theirs: 3
-// bytes a posting, under a sixteenth of the documents) at most half a
-// byte a document, 500 KB: the cap holds some 250 of the commonest words
-// there.
+// million entries, and its frequencies (or its postings: 2 bytes each,
+// under a sixth of the documents) at most half a byte a document, 500
+// KB: the cap holds some 250 of the commonest words there.
 const maxBlockBytes = 128 << 20
 
 // termBlocks are one term's block bounds in one segment: tf[k] is the
@@ -61,36 +61,48 @@ const maxBlockBytes = 128 << 20
 // 4.9 of the leg's 7.2 ms). A dense list (a document in denseEvery or
 // more) keeps each document's frequency in four bits, tf4 (0: absent,
 // 15: 15 or more, read from the cursor); a sparser one its documents
-// block by block, as offsets in the block, with their frequencies in a
-// byte (255: that or more). Deleted documents are included: a candidate
-// is never deleted.
+// block by block, each as its offset in the block and its frequency in 16
+// bits. Deleted documents are included: a candidate is never deleted.
 type termBlocks struct {
 	tf, y []float32
 	tf4   []byte
-	// A sparse list's documents: those of block k are k·blockDocs +
-	// off[at[k]:at[k+1]] (ascending), with frequencies tfs. Three bytes a
-	// posting where a roaring bitmap took about two and answered only
-	// whether a document holds the term: the frequency then came from
-	// zap's postings, and with the bitmap's lookups that was 40 % of the
-	// 1M hybrid walk's CPU (2.65 of 6.6 s over 1,000 calls, 2026-12-05).
-	at  []uint32
-	off []uint16
-	tfs []uint8
+	// A sparse list's postings: those of block k are post[at[k]:at[k+1]],
+	// each its document's offset in the block shifted left by shift,
+	// ORed with its frequency (tfMask: that or more), so ascending by
+	// document. Two bytes a posting where a roaring bitmap took about as
+	// much and answered only whether a document holds the term: the
+	// frequency then came from zap's postings, and with the bitmap's
+	// lookups that was 40 % of the 1M hybrid walk's CPU (2.65 of 6.6 s over
+	// 1,000 calls, 2026-12-05).
+	at    []uint32
+	post  []uint16
+	shift uint8
 	// norms are the segment's documents' norms (segBlocks.norms): with
 	// the frequencies they let the walk draw the list's candidates
 	// without its postings (msTerm.blocksFrom).
 	norms []uint32
 }
 
-// tfsUnknown is tfs's mark for a frequency it does not hold.
-const tfsUnknown = 255
+// tfMask is a sparse posting's frequency bits (all set: the frequency is
+// not held).
+func (b *termBlocks) tfMask() uint16 { return 1<<b.shift - 1 }
+
+// sparsePosting is the document offset and the frequency of a sparse
+// list's posting i.
+func (b *termBlocks) sparsePosting(i uint32) (off uint64, freq uint64, known bool) {
+	v := b.post[i]
+	f := v & b.tfMask()
+	return uint64(v >> b.shift), uint64(f), f != b.tfMask()
+}
 
 // denseEvery: a list holding one document in denseEvery or more keeps
-// tf4, half a byte a document; a sparser one three bytes a posting, which
-// is less below one document in six. At 1M entries the 80 lists of the
-// largest segment holding one document in sixteen or more (the threshold
-// when sparse lists kept only their documents) took 36.6 MB as tf4 and
-// take 27.1 MB so: 27 dense lists and 53 sparse ones.
+// tf4, half a byte a document; a sparser one two bytes a posting, less
+// below one document in four (from one in six to one in four tf4 stays, a
+// lookup in one step for at most a sixth of a byte a document more). At
+// 1M entries the 80 lists of the largest segment holding one document in
+// sixteen or more (the threshold when sparse lists kept only their
+// documents) took 36.6 MB as tf4 and take 23.3 MB so: 27 dense lists and
+// 53 sparse ones.
 var denseEvery uint64 = 6
 
 // tfUnknown is tf4's mark for a frequency it does not hold.
@@ -104,21 +116,18 @@ func (b *termBlocks) freqAt(d uint64) (freq uint64, known bool) {
 		v := b.tf4[d>>1] >> (4 * (d & 1)) & 15
 		return uint64(v), v != tfUnknown
 	}
-	i, ok := b.find(d)
-	if !ok {
-		return 0, true
-	}
-	v := b.tfs[i]
-	return uint64(v), v != tfsUnknown
-}
-
-// find returns the place of local document d in a sparse list's
-// documents and whether the list holds it.
-func (b *termBlocks) find(d uint64) (int, bool) {
 	k := d / blockDocs
 	lo, hi := int(b.at[k]), int(b.at[k+1])
-	i, ok := slices.BinarySearch(b.off[lo:hi], uint16(d-k*blockDocs))
-	return lo + i, ok
+	o := d - k*blockDocs
+	i, _ := slices.BinarySearch(b.post[lo:hi], uint16(o)<<b.shift)
+	if lo+i == hi {
+		return 0, true
+	}
+	off, freq, known := b.sparsePosting(uint32(lo + i))
+	if off != o {
+		return 0, true
+	}
+	return freq, known
 }
 
 // bound is the most the term adds to a document of block k: idf (times
@@ -153,8 +162,9 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 	if pl == nil || pl.Count() < minBlockDF {
 		return nil, nil
 	}
-	if blockDocs > 1<<16 {
-		return nil, fmt.Errorf("index: blocks of %d documents do not fit 16-bit offsets", blockDocs)
+	shift := 16 - bits.Len64(blockDocs-1) // the frequency's bits
+	if shift < 2 {
+		return nil, fmt.Errorf("index: blocks of %d documents leave a sparse posting no room for its frequency", blockDocs)
 	}
 	nb := (n + blockDocs - 1) / blockDocs
 	b := &termBlocks{tf: make([]float32, nb), y: make([]float32, nb)}
@@ -165,8 +175,8 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 		b.tf4 = make([]byte, (n+1)/2)
 	} else {
 		b.at = make([]uint32, nb+1)
-		b.off = make([]uint16, 0, pl.Count())
-		b.tfs = make([]uint8, 0, pl.Count())
+		b.post = make([]uint16, 0, pl.Count())
+		b.shift = uint8(shift)
 	}
 	if norms != nil {
 		b.norms = norms()
@@ -194,9 +204,8 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 		if b.tf4 != nil {
 			b.tf4[d>>1] |= byte(min(p.Frequency(), tfUnknown)) << (4 * (d & 1))
 		} else {
-			b.off = append(b.off, uint16(d-k*blockDocs))
-			b.tfs = append(b.tfs, byte(min(p.Frequency(), tfsUnknown)))
-			b.at[k+1] = uint32(len(b.off))
+			b.post = append(b.post, uint16(d-k*blockDocs)<<shift|uint16(min(p.Frequency(), uint64(b.tfMask()))))
+			b.at[k+1] = uint32(len(b.post))
 		}
 		if b.norms != nil {
 			// Atomic: builds of other lists write the same value.
@@ -276,9 +285,9 @@ var warmMinDocs uint64 = 16384
 // long lists from the longest down while they fit. A list costs a query
 // about what it holds, and a query's words are drawn about as often as
 // they occur, so the longest lists carry most of the cost left to lists
-// without blocks: at 1M entries the 27 dense lists (12.4 MB) and the 100
-// longest of the 1,522 sparse ones (23.8 MB) fit the 40 MB the 916k
-// documents allow, and those 100 hold 73 % of the sparse lists' summed
+// without blocks: at 1M entries the 27 dense lists (12.4 MB) and the 180
+// longest of the 1,522 sparse ones (23.7 MB) fit the 40 MB the 916k
+// documents allow, and those 180 hold 84 % of the sparse lists' summed
 // squared lengths. 44 bytes a document is what the dense lists of one
 // document in sixteen took with the norms (about 40 MB there).
 var warmBytesPerDoc uint64 = 44
@@ -386,7 +395,7 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 			return sb.norms
 		})
 		if e.b != nil {
-			size := 8*len(e.b.tf) + len(e.b.tf4) + 4*len(e.b.at) + 3*len(e.b.off)
+			size := 8*len(e.b.tf) + len(e.b.tf4) + 4*len(e.b.at) + 2*len(e.b.post)
 			c.mu.Lock() // both sums are c.mu's: pruning reads sb.bytes
 			c.bytes += size
 			sb.bytes += size
@@ -430,7 +439,7 @@ func (c *blockCache) warm(sb *segBlocks, dict segment.TermDictionary, n uint64) 
 		c.mu.Lock()
 		spent := uint64(sb.bytes)
 		c.mu.Unlock()
-		if spent+3*l.count+12*nb > warmBytesPerDoc*n {
+		if spent+2*l.count+12*nb > warmBytesPerDoc*n {
 			return nil
 		}
 		if _, _, err := c.entry(sb, dict, l.term, n, 1, false); err != nil {

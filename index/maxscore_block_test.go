@@ -17,7 +17,7 @@ import (
 // tf4's range, every posting's BM25 weight is at most its block's bound
 // for any idf and average length, and what the blocks say of a document's
 // frequency is what its postings say, for dense lists (4 bits) and sparse
-// ones (a byte) alike.
+// ones (the bits a posting's offset leaves) alike.
 func TestBlockBoundsHold(t *testing.T) {
 	defer func(d, m, e uint64) { blockDocs, minBlockDF, denseEvery = d, m, e }(blockDocs, minBlockDF, denseEvery)
 	blockDocs, minBlockDF = 8, 1
@@ -41,7 +41,7 @@ func TestBlockBoundsHold(t *testing.T) {
 			}
 			if i%100 == 7 {
 				word := words[rng.IntN(len(words))]
-				for range 255 + rng.IntN(5) { // past a sparse list's byte
+				for range 10 + rng.IntN(5) { // past a sparse posting's frequency in blocks of 8,192
 					w = append(w, word)
 				}
 			}
@@ -73,8 +73,8 @@ func TestBlockBoundsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, term := range words {
-			for _, dense := range []uint64{1, 1 << 40} {
-				denseEvery = dense
+			for _, c := range []struct{ docs, dense uint64 }{{8, 1}, {8, 1 << 40}, {8192, 1}} {
+				blockDocs, denseEvery = c.docs, c.dense
 				b, err := buildBlocks(dict, term, n, nil)
 				if err != nil || b == nil {
 					t.Fatalf("%q: blocks %v, %v", term, b, err)
@@ -98,7 +98,7 @@ func TestBlockBoundsHold(t *testing.T) {
 					if freq >= tfUnknown {
 						wide++
 					}
-					if freq >= tfsUnknown && b.tf4 == nil {
+					if b.tf4 == nil && freq >= uint64(b.tfMask()) {
 						wider++
 					}
 					for _, avgdl := range []float64{0.5, 7, 30, 400} {
@@ -113,7 +113,7 @@ func TestBlockBoundsHold(t *testing.T) {
 					switch {
 					case known && got != freq:
 						t.Fatalf("%q document %d: blocks say frequency %d, postings %d", term, d, got, freq)
-					case !known && (b.tf4 != nil && freq < tfUnknown || b.tf4 == nil && freq < tfsUnknown):
+					case !known && (b.tf4 != nil && freq < tfUnknown || b.tf4 == nil && freq < uint64(b.tfMask())):
 						t.Fatalf("%q document %d: the blocks do not know frequency %d", term, d, freq)
 					}
 				}
