@@ -56,17 +56,10 @@ func TestBlockBoundsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	segs, done := readSegments(t, ix)
+	defer done()
 	wide, wider := 0, 0
-	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+	for _, ss := range segs {
 		n := ss.Segment().Count()
 		dict, err := ss.Segment().Dictionary(fieldText)
 		if err != nil {
@@ -274,16 +267,8 @@ func TestWarmSparseWithinBudget(t *testing.T) {
 	if err := ix.Apply(ctx, docs, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	segs := r.(*scorch.IndexSnapshot).Segments()
+	segs, done := readSegments(t, ix)
+	defer done()
 	var ss *scorch.SegmentSnapshot
 	for _, s := range segs {
 		if ss == nil || s.Segment().Count() > ss.Segment().Count() {

@@ -20,24 +20,9 @@ func TestWarmSearch(t *testing.T) {
 	if err := ix.WarmSearch(); err != nil {
 		t.Fatal(err)
 	}
-	adv, _ := ix.bi.Advanced()
-	r, _ := adv.Reader()
-	segs := r.(*scorch.IndexSnapshot).Segments()
-	for _, ss := range segs {
-		ix.ords.mu.Lock()
-		e := ix.ords.segs[ss.Id()]
-		ix.ords.mu.Unlock()
-		if e == nil || e.ords == nil {
-			t.Fatalf("segment %d has no ordinal array after the warm-up", ss.Id())
-		}
-		ix.blocks.mu.Lock()
-		sb := ix.blocks.segs[ss.Segment()]
-		ix.blocks.mu.Unlock()
-		if sb == nil {
-			t.Fatalf("segment %d has no blocks after the warm-up", ss.Id())
-		}
+	if c := coldSegment(t, ix); c != "" {
+		t.Fatalf("%s after the warm-up", c)
 	}
-	r.Close()
 	res, err := ix.Search(context.Background(), Query{Text: "refusing connections", Mode: "match", Access: Access{Principal: "alice"}, Size: 100})
 	if err != nil || ids(res) != "02,01" {
 		t.Fatalf("after the warm-up: %q, %v", ids(res), err)
@@ -74,26 +59,6 @@ func TestWarmAfterMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cold := func() string {
-		adv, _ := ix.bi.Advanced()
-		r, err := adv.Reader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
-			ix.ords.mu.Lock()
-			e := ix.ords.segs[ss.Id()]
-			ix.ords.mu.Unlock()
-			ix.blocks.mu.Lock()
-			sb := ix.blocks.segs[ss.Segment()]
-			ix.blocks.mu.Unlock()
-			if e == nil || e.ords == nil || sb == nil {
-				return fmt.Sprintf("segment %d", ss.Id())
-			}
-		}
-		return ""
-	}
 	timeout := time.After(time.Minute)
 	warmed := 0
 	for stopped := false; !stopped; {
@@ -106,11 +71,49 @@ func TestWarmAfterMerges(t *testing.T) {
 			t.Fatalf("the watcher still runs after %d warm-ups", warmed)
 		}
 	}
-	if c := cold(); c != "" || warmed == 0 {
+	if c := coldSegment(t, ix); c != "" || warmed == 0 {
 		t.Fatalf("the merges settled after %d warm-ups and %s is cold", warmed, c)
 	}
 	res, err := ix.Search(ctx, Query{Text: "word3 batch5", Mode: "match", Access: Access{Principal: "alice"}, Size: 10})
 	if err != nil || ids(res) != "d05038,d05031,d05024,d05017,d05010,d05003" {
 		t.Fatalf("after the warm-ups: %q, %v", ids(res), err)
 	}
+}
+
+// readSegments returns the segments of a reader of ix and the reader's
+// close.
+func readSegments(t *testing.T, ix *Index) ([]*scorch.SegmentSnapshot, func()) {
+	t.Helper()
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.(*scorch.IndexSnapshot).Segments(), func() { _ = r.Close() }
+}
+
+// coldSegment names a live segment of ix without its ordinal array or
+// its blocks; "" when every one has both.
+func coldSegment(t *testing.T, ix *Index) string {
+	t.Helper()
+	segs, done := readSegments(t, ix)
+	defer done()
+	for _, ss := range segs {
+		ix.ords.mu.Lock()
+		e := ix.ords.segs[ss.Id()]
+		ix.ords.mu.Unlock()
+		ix.blocks.mu.Lock()
+		sb := ix.blocks.segs[ss.Segment()]
+		ix.blocks.mu.Unlock()
+		switch {
+		case e == nil || e.ords == nil:
+			return fmt.Sprintf("segment %d has no ordinal array", ss.Id())
+		case sb == nil:
+			return fmt.Sprintf("segment %d has no blocks", ss.Id())
+		}
+	}
+	return ""
 }
