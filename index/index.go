@@ -527,6 +527,11 @@ func (ix *Index) Reset() error {
 	if err != nil {
 		return err
 	}
+	// The work beside the calls (warm-ups, the merge watcher, the
+	// mapped-page guard) reads ix.bi under ix.life, and some of it takes
+	// the view after it: the same order here.
+	ix.life.Lock()
+	defer ix.life.Unlock()
 	ix.view.Lock()
 	defer ix.view.Unlock()
 	ix.cat.Reset()
