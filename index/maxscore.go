@@ -359,13 +359,13 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 		nonGen++
 	}
 	segs := snap.Segments()
-	walks := splitWalk(segs, plan.aq.allowed.GetCardinality())
+	ranges, workers := splitWalk(segs, plan.aq.allowed.GetCardinality())
 	if maxScoreSplit != nil {
-		maxScoreSplit(len(walks))
+		maxScoreSplit(workers)
 	}
 	allowed := plan.aq.allowed.ToDense()
-	ws := make([]*msWalk, len(walks))
-	for i := range walks {
+	ws := make([]*msWalk, workers)
+	for i := range ws {
 		kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
 		wts := ts
 		if i > 0 {
@@ -378,7 +378,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 		ws[i] = newMSWalk(ctx, ix, wts, nonGen, len(units), allowed, st.avgdl(), kept, floor)
 		ws[i].dict = st.dict
 	}
-	if err := ix.runWalks(ctx, ws, walks, segs); err != nil {
+	if err := ix.runWalks(ctx, ws, ranges, segs); err != nil {
 		return nil, err
 	}
 	total, skipped, windows := 0, 0, 0

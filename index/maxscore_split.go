@@ -1,19 +1,26 @@
 package index
 
-// A large MaxScore walk split in two, one half of the documents per core.
+// A large MaxScore walk shared by two workers, a piece at a time.
 //
 // At one million entries the hybrid full-text leg (the OR of six words,
 // 200 candidates) took 4.8 ms at the median and up to 23 ms, alone on one
 // core, while the semantic leg beside it was done in 1.5 ms and left the
 // other core idle (`contextd bench --size 1000000`, 2026-12-05, AMD EPYC,
-// 2 cores). So a walk over at least splitFrom allowed entries is cut at
-// the window nearest the middle of the documents, and each half is walked
-// by its own goroutine with its own cursors and heap. The two share θ:
+// 2 cores). So a walk over at least splitFrom allowed entries is shared by
+// two goroutines, each with its own cursors and heap. The two share θ:
 // each worker's θ is the worst of depth real scores, so it never exceeds
-// the final depth-th score, and the larger of the two prunes both halves
-// as safely as either alone. The heaps are merged at the end (mergeKept),
+// the final depth-th score, and the larger of the two prunes both as
+// safely as either alone. The heaps are merged at the end (mergeKept),
 // so the kept set and its scores are the single walk's
-// (TestMaxScoreSplitMatchesSingle).
+// (TestMaxScoreSplitMatchesExhaustive).
+//
+// The documents were first cut in two halves at the middle, and the
+// halves did not cost the same: over the bench's hundred questions at 1M
+// the first worker walked for 2.45 ms a search and the second for 1.88
+// (means, 2026-12-05), so the leg waited for the first. Now they are cut
+// into splitPieces pieces of whole windows, which the workers take in
+// turn as each finishes one; each worker's pieces ascend, so its cursors
+// only move forward, skipping what the other walked.
 
 import (
 	"context"
@@ -38,6 +45,12 @@ var splitFrom uint64 = 1 << 17
 // number of workers.
 var maxScoreSplit func(parts int)
 
+// splitPieces is the number of pieces a shared walk's documents are cut
+// into: enough that the last piece a worker takes costs little beside the
+// walk, few enough that positioning the cursors at each costs nothing
+// noticeable.
+const splitPieces = 32
+
 // msRange is the local documents [from, to) of segment seg, whose global
 // numbers start at base.
 type msRange struct {
@@ -46,40 +59,30 @@ type msRange struct {
 	from, to uint64
 }
 
-// splitWalk returns the ranges each walker takes: one list of every
-// segment, or two halves cut at a window boundary when the allowed set
-// holds at least splitFrom entries and a second core can run.
-func splitWalk(segs []*scorch.SegmentSnapshot, allowed uint64) [][]msRange {
-	var all []msRange
+// splitWalk returns the ranges to walk, in order, and the number of
+// workers to share them: every segment whole for one worker, or pieces
+// of whole windows for two when the allowed set holds at least splitFrom
+// entries and a second core can run.
+func splitWalk(segs []*scorch.SegmentSnapshot, allowed uint64) (ranges []msRange, workers int) {
 	var offset uint64
 	for i, ss := range segs {
 		n := ss.Segment().Count()
 		if ss.Count() > 0 {
-			all = append(all, msRange{seg: i, base: offset, from: 0, to: n})
+			ranges = append(ranges, msRange{seg: i, base: offset, from: 0, to: n})
 		}
 		offset += n
 	}
 	if allowed < splitFrom || runtime.GOMAXPROCS(0) < 2 || offset < 4*blockDocs {
-		return [][]msRange{all}
+		return ranges, 1
 	}
-	half := offset / 2
-	for k, r := range all {
-		if r.base+r.to <= half {
-			continue
+	size := max(blockDocs, offset/splitPieces/blockDocs*blockDocs)
+	var pieces []msRange
+	for _, r := range ranges {
+		for from := r.from; from < r.to; from += size {
+			pieces = append(pieces, msRange{seg: r.seg, base: r.base, from: from, to: min(from+size, r.to)})
 		}
-		cut := max(half, r.base) - r.base
-		cut -= cut % blockDocs
-		first := append([]msRange(nil), all[:k]...)
-		if cut > 0 {
-			first = append(first, msRange{seg: r.seg, base: r.base, from: 0, to: cut})
-		}
-		second := append([]msRange{{seg: r.seg, base: r.base, from: cut, to: r.to}}, all[k+1:]...)
-		if len(first) == 0 {
-			break
-		}
-		return [][]msRange{first, second}
 	}
-	return [][]msRange{all}
+	return pieces, 2
 }
 
 // sharedTheta is the largest θ the workers of a split walk reached.
@@ -125,32 +128,47 @@ func closePhrases(ts []msTerm) {
 	}
 }
 
-// runWalks walks each worker's ranges, the first in this goroutine, the
-// others beside it with θ shared and dictionaries of their own.
-func (ix *Index) runWalks(ctx context.Context, ws []*msWalk, parts [][]msRange, segs []*scorch.SegmentSnapshot) error {
+// runWalks walks the ranges with the workers ws: alone in this goroutine,
+// or each taking the next range left in turn, the first here and the
+// others beside it, with θ shared and dictionaries of their own.
+func (ix *Index) runWalks(ctx context.Context, ws []*msWalk, ranges []msRange, segs []*scorch.SegmentSnapshot) error {
 	ords := make(map[int][]uint32, len(segs))
-	for _, part := range parts {
-		for _, r := range part {
-			if _, ok := ords[r.seg]; ok {
+	for _, r := range ranges {
+		if _, ok := ords[r.seg]; ok {
+			continue
+		}
+		e, err := ix.segmentOrds(segs[r.seg], segs)
+		if err != nil {
+			return err
+		}
+		ords[r.seg] = e.ords
+	}
+	var taken atomic.Int64
+	walk := func(w *msWalk) error {
+		at, done := -1, false // the segment entered; its terms ran out
+		for {
+			i := int(taken.Add(1)) - 1
+			if i >= len(ranges) {
+				return nil
+			}
+			r := ranges[i]
+			if r.seg != at {
+				if err := w.enter(segs[r.seg], segs, r.base); err != nil {
+					return err
+				}
+				at, done = r.seg, false
+			}
+			if done {
 				continue
 			}
-			e, err := ix.segmentOrds(segs[r.seg], segs)
-			if err != nil {
-				return err
-			}
-			ords[r.seg] = e.ords
-		}
-	}
-	walk := func(w *msWalk, part []msRange) error {
-		for _, r := range part {
-			if err := w.segment(segs[r.seg], segs, r.base, ords[r.seg], r.from, r.to); err != nil {
+			var err error
+			if done, err = w.walkRange(segs[r.seg].Segment().Count(), r.base, ords[r.seg], r.from, r.to); err != nil {
 				return err
 			}
 		}
-		return nil
 	}
 	if len(ws) == 1 {
-		return walk(ws[0], parts[0])
+		return walk(ws[0])
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -178,12 +196,12 @@ func (ix *Index) runWalks(ctx context.Context, ws []*msWalk, parts [][]msRange, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[i] = walk(w, parts[i]); errs[i] != nil {
+			if errs[i] = walk(w); errs[i] != nil {
 				cancel()
 			}
 		}()
 	}
-	if errs[0] = walk(ws[0], parts[0]); errs[0] != nil {
+	if errs[0] = walk(ws[0]); errs[0] != nil {
 		cancel()
 	}
 	wg.Wait()
