@@ -34,7 +34,6 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -51,12 +50,12 @@ import (
 // (bm25.go): idf already multiplied by the query term's count, freq and
 // norm from the postings.
 func bm25Term(idf float64, freq uint64, norm, avgdl float64) float64 {
-	tf := float64(freq)
-	dl := 1.0
-	if norm > 0 {
-		dl = math.Round(1 / (norm * norm))
-	}
-	return idf * bm25.TF(tf, dl, avgdl)
+	return bm25Weight(idf, freq, docLen(norm), avgdl)
+}
+
+// bm25Weight is bm25Term for a document of length dl (docLen of its norm).
+func bm25Weight(idf float64, freq uint64, dl, avgdl float64) float64 {
+	return idf * bm25.TF(float64(freq), dl, avgdl)
 }
 
 // exactHit is a kept candidate: its global document number, score and id

@@ -77,10 +77,10 @@ type termBlocks struct {
 	at    []uint32
 	post  []uint16
 	shift uint8
-	// norms are the segment's documents' norms (segBlocks.norms): with
+	// lens are the segment's documents' lengths (segBlocks.lens): with
 	// the frequencies they let the walk draw the list's candidates
 	// without its postings (msTerm.blocksFrom).
-	norms []uint32
+	lens []uint32
 }
 
 // tfMask is a sparse posting's frequency bits (all set: the frequency is
@@ -152,9 +152,9 @@ func docLen(norm float64) float64 {
 
 // buildBlocks reads term's postings in a segment of n documents; nil when
 // the list is shorter than minBlockDF. The list records its documents'
-// norms in the segment's array norms returns (a document's norm is the
-// same in every list: its length), when given, and keeps it.
-func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func() []uint32) (*termBlocks, error) {
+// lengths in the segment's array lens returns (a document's norm is the
+// same in every list), when given, and keeps it.
+func buildBlocks(dict segment.TermDictionary, term string, n uint64, lens func() []uint32) (*termBlocks, error) {
 	pl, err := dict.PostingsList([]byte(term), nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
@@ -178,8 +178,8 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 		b.post = make([]uint16, 0, pl.Count())
 		b.shift = uint8(shift)
 	}
-	if norms != nil {
-		b.norms = norms()
+	if lens != nil {
+		b.lens = lens()
 	}
 	it := pl.Iterator(true, true, false, nil)
 	for {
@@ -207,16 +207,17 @@ func buildBlocks(dict segment.TermDictionary, term string, n uint64, norms func(
 			b.post = append(b.post, uint16(d-k*blockDocs)<<shift|uint16(min(p.Frequency(), uint64(b.tfMask()))))
 			b.at[k+1] = uint32(len(b.post))
 		}
-		if b.norms != nil {
+		dl := docLen(p.Norm())
+		if b.lens != nil {
 			// Atomic: builds of other lists write the same value.
-			atomic.StoreUint32(&b.norms[d], math.Float32bits(float32(p.Norm())))
+			atomic.StoreUint32(&b.lens[d], math.Float32bits(float32(dl)))
 		}
 		f := float32(tf)
 		if float64(f) < tf {
 			f = math.Nextafter32(f, float32(math.Inf(1)))
 		}
 		b.tf[k] = max(b.tf[k], f)
-		y := docLen(p.Norm()) / tf
+		y := dl / tf
 		yf := float32(y)
 		if float64(yf) > y {
 			yf = math.Nextafter32(yf, 0)
@@ -241,11 +242,14 @@ type segBlocks struct {
 	mu    sync.Mutex
 	terms map[string]*blockEntry
 	bytes int // under blockCache.mu
-	// norms[d] is document d's norm (float32 bits; 0 not yet read), filled
-	// by the dense lists' builds: 4 bytes a document, 3.7 MB for the 916k
-	// documents of the largest segment at 1M entries.
-	normsOnce sync.Once
-	norms     []uint32
+	// lens[d] is document d's length, docLen of its postings norm
+	// (float32 bits, exact: a length is a whole number; 0 not yet read),
+	// filled by the long lists' builds: 4 bytes a document, 3.7 MB for
+	// the 916k documents of the largest segment at 1M entries. The length
+	// rather than the norm: the walk weighs a term without docLen's
+	// division and rounding at each posting.
+	lensOnce sync.Once
+	lens     []uint32
 }
 
 type blockEntry struct {
@@ -281,7 +285,7 @@ const buildOnUse = 2
 var warmMinDocs uint64 = 16384
 
 // warmBytesPerDoc bounds what a segment's warm-up builds, the segment's
-// norms (4 bytes a document) included: its dense lists, then its sparse
+// lengths (4 bytes a document) included: its dense lists, then its sparse
 // long lists from the longest down while they fit. A list costs a query
 // about what it holds, and a query's words are drawn about as often as
 // they occur, so the longest lists carry most of the cost left to lists
@@ -289,7 +293,7 @@ var warmMinDocs uint64 = 16384
 // longest of the 1,522 sparse ones (23.7 MB) fit the 40 MB the 916k
 // documents allow, and those 180 hold 84 % of the sparse lists' summed
 // squared lengths. 44 bytes a document is what the dense lists of one
-// document in sixteen took with the norms (about 40 MB there).
+// document in sixteen took with the lengths (about 40 MB there).
 var warmBytesPerDoc uint64 = 44
 
 // blocks returns term's block bounds in ss (nil: a short list, or the
@@ -385,14 +389,14 @@ func (c *blockCache) entry(sb *segBlocks, dict segment.TermDictionary, term stri
 	e.once.Do(func() {
 		defer e.done.Store(true)
 		e.b, e.err = buildBlocks(dict, term, n, func() []uint32 {
-			sb.normsOnce.Do(func() {
-				sb.norms = make([]uint32, n)
+			sb.lensOnce.Do(func() {
+				sb.lens = make([]uint32, n)
 				c.mu.Lock()
 				c.bytes += 4 * int(n)
 				sb.bytes += 4 * int(n)
 				c.mu.Unlock()
 			})
-			return sb.norms
+			return sb.lens
 		})
 		if e.b != nil {
 			size := 8*len(e.b.tf) + len(e.b.tf4) + 4*len(e.b.at) + 2*len(e.b.post)

@@ -149,7 +149,7 @@ func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.Segm
 		if t.blk, err = w.ix.blocks.blocks(ss, segs, dict, t.term, later); err != nil {
 			return 0, err
 		}
-		t.fromBlocks = t.blk != nil && t.blk.norms != nil
+		t.fromBlocks = t.blk != nil && t.blk.lens != nil
 		if t.fromBlocks && maxScoreBlocks != nil {
 			maxScoreBlocks(t.blk.tf4 != nil)
 		}
@@ -260,7 +260,7 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 			}
 		}
 		known := 0.0
-		norm := -1.0 // d's norm, once a term cursor stands on d
+		dl := -1.0 // d's length, once a term cursor stands on d
 		// matched: d holds a term of the disjunction or matches a phrase
 		// read by Bleve's searcher; otherwise only the words of phrases
 		// read by the walk drew it (lazy), and d is a match only if one
@@ -274,15 +274,15 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 			switch {
 			case t.words != nil:
 				lazy = true
-				norm = t.conj[0].norm
+				dl = t.conj[0].dl
 			case !t.phrase:
-				norm = t.norm
+				dl = t.dl
 				matched = matched || t.gen
 			default:
 				matched = true
 			}
 			if t.idf > 0 {
-				known += w.weigh(t.unit, bm25Term(t.idf, t.freq, t.norm, w.avgdl))
+				known += w.weigh(t.unit, bm25Weight(t.idf, t.freq, t.dl, w.avgdl))
 			}
 			if err := t.next(); err != nil {
 				return false, err
@@ -320,13 +320,13 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				continue // scores nothing here
 			}
 			// A dense list's blocks answer without moving the cursor
-			// (every posting of d carries d's norm); a sparse list's
+			// (every posting of d carries d's length); a sparse list's
 			// cursor reading its blocks moves forward within the block
 			// more cheaply than a search finds d there.
-			freq, fnorm := uint64(0), norm
+			freq, fdl := uint64(0), dl
 			if t.blk == nil || t.stale || t.cur < d {
 				got := false
-				if t.blk != nil && norm >= 0 && (t.blk.tf4 != nil || !t.fromBlocks) {
+				if t.blk != nil && dl >= 0 && (t.blk.tf4 != nil || !t.fromBlocks) {
 					freq, got = t.blk.freqAt(d)
 				}
 				if !got {
@@ -336,10 +336,10 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				}
 			}
 			if !t.stale && t.cur == d {
-				freq, fnorm = t.freq, t.norm
+				freq, fdl = t.freq, t.dl
 			}
 			if freq > 0 && t.idf > 0 {
-				known += w.weigh(t.unit, bm25Term(t.idf, freq, fnorm, w.avgdl))
+				known += w.weigh(t.unit, bm25Weight(t.idf, freq, fdl, w.avgdl))
 			}
 			matched = matched || freq > 0 && t.gen
 		}
