@@ -162,7 +162,7 @@ type msTerm struct {
 	pq           query.Query // the phrase, for a split walk's other cursors
 	words        []string
 	conj         []msTerm
-	counts       []uint64 // conj's postings in the segment
+	count        uint64 // a word's postings in the segment (conj's)
 	base, segEnd uint64
 	// stale: the cursor has not been positioned in the segment yet (the
 	// walk seeks it when it needs it: maxscore_walk.go); blk are its

@@ -21,6 +21,7 @@ package index
 // phrases of both forms).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -71,28 +72,24 @@ func (ix *Index) phraseWords(q query.Query) []string {
 func (w *msWalk) openConj(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, dict segment.TermDictionary, del *roaring.Bitmap) error {
 	if t.conj == nil {
 		t.conj = make([]msTerm, len(t.words))
-		t.counts = make([]uint64, len(t.words))
 		for i, word := range t.words {
 			t.conj[i].term = word
 		}
 	}
 	for i := range t.conj {
-		c, err := w.open(&t.conj[i], ss, segs, dict, del, true)
-		if err != nil {
+		c := &t.conj[i]
+		var err error
+		if c.count, err = w.open(c, ss, segs, dict, del, true); err != nil {
 			return err
 		}
-		if c == 0 {
+		if c.count == 0 {
+			// No document here: the phrase's cursor stands past the
+			// segment and never asks its words' (left unopened).
 			t.cur, t.stale = noDoc, false
-		}
-		t.counts[i] = c
-	}
-	// Fewest first: sort both slices together (a handful of words).
-	for i := 1; i < len(t.conj); i++ {
-		for k := i; k > 0 && t.counts[k] < t.counts[k-1]; k-- {
-			t.conj[k], t.conj[k-1] = t.conj[k-1], t.conj[k]
-			t.counts[k], t.counts[k-1] = t.counts[k-1], t.counts[k]
+			return nil
 		}
 	}
+	slices.SortStableFunc(t.conj, func(a, b msTerm) int { return cmp.Compare(a.count, b.count) })
 	return nil
 }
 

@@ -20,7 +20,16 @@ package index
 // (means, 2026-12-05), so the leg waited for the first. Now they are cut
 // into splitPieces pieces of whole windows, which the workers take in
 // turn as each finishes one; each worker's pieces ascend, so its cursors
-// only move forward, skipping what the other walked.
+// only move forward, skipping what the other walked. Against the halves,
+// alternated call by call in one process (the fastest of three calls of
+// each question, two runs), the leg's times summed over the hundred
+// questions 267 and 276 ms against 275 and 287.
+//
+// Walking the pieces whose windows' block bounds sum highest first did
+// not help: over the same questions the walk scored as many candidates,
+// where with θ at its final value from the start it would score 2,900
+// rather than 7,000 (a document scoring high holds several of the words,
+// and the block bounds of one window come from different documents).
 
 import (
 	"context"
