@@ -28,7 +28,7 @@ package index
 // Walking the pieces whose windows' block bounds sum highest first did
 // not help: over the same questions the walk scored as many candidates,
 // where with θ at its final value from the start it would score 2,900
-// rather than 7,000 (a document scoring high holds several of the words,
+// rather than 8,000 (a document scoring high holds several of the words,
 // and the block bounds of one window come from different documents).
 
 import (
