@@ -323,3 +323,47 @@ func TestWarmSparseWithinBudget(t *testing.T) {
 		t.Fatalf("the warm-up built %d bytes for %d documents, over %d a document", sb.bytes, n, warmBytesPerDoc)
 	}
 }
+
+// TestLengthsFromPostings: a document whose length the segment's array
+// does not hold (0: no list's build recorded it) is weighed with the
+// length its postings give, as the exhaustive walk weighs it
+// (msTerm.length).
+func TestLengthsFromPostings(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	defer func(s uint64) { skipMax = s }(skipMax)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs, skipMax = 32, 8, 4, 1<<40, 0
+	ix := pruneTestIndex(t)
+	defer ix.Close()
+	ix.inlineBlocks = true
+	ctx := context.Background()
+	search := func(q string, exhaustive bool) string {
+		ix.noMaxScore = exhaustive
+		r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scored(r)
+	}
+	for _, q := range pruneTestQueries {
+		search(q, false) // builds the lists' blocks, which record the lengths
+	}
+	cleared := 0
+	ix.blocks.mu.Lock()
+	for _, sb := range ix.blocks.segs {
+		for d := range sb.lens {
+			if sb.lens[d] != 0 {
+				sb.lens[d] = 0
+				cleared++
+			}
+		}
+	}
+	ix.blocks.mu.Unlock()
+	if cleared == 0 {
+		t.Fatal("no length was recorded: the test does not exercise the postings' lengths")
+	}
+	for _, q := range pruneTestQueries {
+		if got, want := search(q, false), search(q, true); got != want {
+			t.Fatalf("%s: MaxScore without the recorded lengths differs from the exhaustive walk:\n got %s\nwant %s", q, got, want)
+		}
+	}
+}

@@ -82,11 +82,21 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 				w = append(w, words[rng.IntN(3)])
 			}
 		}
-		return Doc{ID: fmt.Sprintf("%s%030x", owner, i), Text: strings.Join(w, " "), Owner: owner,
+		return Doc{ID: fmt.Sprintf("%s%030x", owner, i), Text: strings.Join(w, " "), Owner: owner, Readers: []string{"g:g"},
 			ThreadID: fmt.Sprintf("t%d", i%3), Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
 	}
 	scoredN, skippedN, windowsN := 0, 0, 0
-	maxScoreVisit = func(s, k, w int) { scoredN += s; skippedN += k; windowsN += w }
+	readAll := [2]int{} // selections by a caller reading some entries, every entry
+	maxScoreVisit = func(s, k, w int, everyone bool) {
+		scoredN += s
+		skippedN += k
+		windowsN += w
+		if everyone {
+			readAll[1]++
+		} else {
+			readAll[0]++
+		}
+	}
 	defer func() { maxScoreVisit = nil }()
 	used, usedPhrases := 0, 0
 	ask := func(queries int) {
@@ -105,6 +115,11 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 			}
 			q := Query{Text: strings.Join(terms, " OR "), Mode: "boolean", Access: Access{Principal: "p"},
 				Size: []int{1, 3, 10, 50, 200, 5000}[n%6]}
+			if n%2 == 1 {
+				// A member of g reads x's entries too: every entry, so
+				// the walk checks no candidate's access.
+				q.Access.Groups = []string{"g"}
+			}
 			if n%5 == 4 {
 				// A thread: the filtering plan, not the skip plan, so
 				// MaxScore runs over a filtered allowed set.
@@ -171,8 +186,9 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 	}
 	ask(90)
 	ix.noPrune = false
-	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) {
-		t.Fatalf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows: the test does not exercise it", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
+	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || readAll[0] == 0 || readAll[1] == 0 {
+		t.Fatalf("MaxScore ran in %d searches (%d with phrases, %d by a caller reading every entry, %d not), skipped %d of %d candidates and %d windows: the test does not exercise it",
+			used, usedPhrases, readAll[1], readAll[0], skippedN, scoredN+skippedN, windowsN)
 	}
 	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
 }

@@ -53,10 +53,13 @@ type msWalk struct {
 	contrib []float64
 	has     []uint64
 	allowed []uint64
-	avgdl   float64
-	c, e    float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
-	kept    *msHeap
-	theta   float64
+	// everyone: the caller may read every entry, allowed is nil and a
+	// candidate's ordinal is read only when it enters the heap.
+	everyone bool
+	avgdl    float64
+	c, e     float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
+	kept     *msHeap
+	theta    float64
 	// total counts the candidates scored and those skipped below θ
 	// (skipped, readable or not: the bounds are asked before the access).
 	total   int
@@ -162,6 +165,19 @@ func (w *msWalk) weigh(u int, c float64) float64 {
 	w.contrib[u] = c
 	w.has[u>>6] |= 1 << (u & 63)
 	return c
+}
+
+// allows reports whether local document d (of ordinal array ords) is
+// one the caller may read, and sets *o to its ordinal.
+func (w *msWalk) allows(d uint64, ords []uint32, o *uint32) bool {
+	*o = noOrd
+	if d < uint64(len(ords)) {
+		*o = ords[d]
+	}
+	if *o == noOrd {
+		return false
+	}
+	return w.everyone || int(*o>>6) < len(w.allowed) && w.allowed[*o>>6]&(1<<(*o&63)) != 0
 }
 
 // position moves t to its first document at or after d unless it stands
@@ -274,15 +290,23 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 			switch {
 			case t.words != nil:
 				lazy = true
-				dl = t.conj[0].dl
+				if dl < 0 {
+					if dl, err = t.conj[0].length(); err != nil {
+						return false, err
+					}
+				}
 			case !t.phrase:
-				dl = t.dl
+				if dl < 0 {
+					if dl, err = t.length(); err != nil {
+						return false, err
+					}
+				}
 				matched = matched || t.gen
 			default:
 				matched = true
 			}
 			if t.idf > 0 {
-				known += w.weigh(t.unit, bm25Weight(t.idf, t.freq, t.dl, w.avgdl))
+				known += w.weigh(t.unit, bm25Weight(t.idf, t.freq, dl, w.avgdl))
 			}
 			if err := t.next(); err != nil {
 				return false, err
@@ -300,10 +324,7 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 			continue
 		}
 		o := uint32(noOrd)
-		if d < uint64(len(ords)) {
-			o = ords[d]
-		}
-		if o == noOrd || int(o>>6) >= len(w.allowed) || w.allowed[o>>6]&(1<<(o&63)) == 0 {
+		if !w.everyone && !w.allows(d, ords, &o) {
 			clear(w.has)
 			continue
 		}
@@ -336,7 +357,12 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				}
 			}
 			if !t.stale && t.cur == d {
-				freq, fdl = t.freq, t.dl
+				if dl < 0 {
+					if dl, err = t.length(); err != nil {
+						return false, err
+					}
+				}
+				freq, fdl = t.freq, dl
 			}
 			if freq > 0 && t.idf > 0 {
 				known += w.weigh(t.unit, bm25Weight(t.idf, freq, fdl, w.avgdl))
@@ -365,6 +391,9 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				}
 				continue
 			}
+		}
+		if w.everyone && !w.allows(d, ords, &o) {
+			continue
 		}
 		w.kept.add(exactHit{doc: base + d, score: score, ord: o})
 		if w.kept.full() && w.kept.worst() > w.theta {
