@@ -87,6 +87,15 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 	}
 	scoredN, skippedN, windowsN := 0, 0, 0
 	readAll := [2]int{} // selections by a caller reading some entries, every entry
+	bulk := [2]int{}    // windows walked document by document, term by term
+	maxScoreWindow = func(b bool) {
+		if b {
+			bulk[1]++
+		} else {
+			bulk[0]++
+		}
+	}
+	defer func() { maxScoreWindow = nil }()
 	maxScoreVisit = func(s, k, w int, everyone bool) {
 		scoredN += s
 		skippedN += k
@@ -186,9 +195,9 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 	}
 	ask(90)
 	ix.noPrune = false
-	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || readAll[0] == 0 || readAll[1] == 0 {
-		t.Fatalf("MaxScore ran in %d searches (%d with phrases, %d by a caller reading every entry, %d not), skipped %d of %d candidates and %d windows: the test does not exercise it",
-			used, usedPhrases, readAll[1], readAll[0], skippedN, scoredN+skippedN, windowsN)
+	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || readAll[0] == 0 || readAll[1] == 0 || bulk[0] == 0 || bulk[1] == 0 {
+		t.Fatalf("MaxScore ran in %d searches (%d with phrases, %d by a caller reading every entry, %d not), skipped %d of %d candidates and %d windows, walked %d windows term by term and %d not: the test does not exercise it",
+			used, usedPhrases, readAll[1], readAll[0], skippedN, scoredN+skippedN, windowsN, bulk[1], bulk[0])
 	}
 	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
 }

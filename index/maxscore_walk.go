@@ -76,6 +76,7 @@ type msWalk struct {
 	// the workers of a split walk share (maxscore_split.go), nil alone.
 	dict   func(*scorch.SegmentSnapshot) (segment.TermDictionary, error)
 	shared *sharedTheta
+	bs     bulkScratch // windowBulk's
 }
 
 func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed []uint64, avgdl float64, kept *msHeap, floor float64) *msWalk {
@@ -191,7 +192,9 @@ func (t *msTerm) position(d uint64) error {
 }
 
 // window walks the local documents [ws, we); done reports that no term
-// has a document left in the segment.
+// has a document left in the segment. A window whose essential terms are
+// all terms is read term by term (windowBulk, maxscore_bulk.go), any
+// other document by document.
 func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err error) {
 	if w.shared != nil {
 		w.theta = max(w.theta, w.shared.load())
@@ -257,6 +260,13 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 	for ess < len(order) && ub[ess] < w.theta {
 		ess++
 	}
+	bulk := w.bulk(order[ess:])
+	if maxScoreWindow != nil {
+		maxScoreWindow(bulk)
+	}
+	if bulk {
+		return false, w.windowBulk(ws, we, base, ords, order, ess)
+	}
 	for k := ess; k < len(order); k++ {
 		if err := ts[order[k]].position(ws); err != nil {
 			return false, err
@@ -270,11 +280,6 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		if d >= we {
 			break
 		}
-		if w.steps++; w.steps&1023 == 0 {
-			if err := w.ctx.Err(); err != nil {
-				return false, err
-			}
-		}
 		known := 0.0
 		dl := -1.0 // d's length, once a term cursor stands on d
 		// matched: d holds a term of the disjunction or matches a phrase
@@ -282,6 +287,7 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		// read by the walk drew it (lazy), and d is a match only if one
 		// of the phrases holds it (verify).
 		matched, lazy := false, false
+		var err error
 		for k := ess; k < len(order); k++ {
 			t := &ts[order[k]]
 			if t.cur != d {
@@ -312,99 +318,114 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 				return false, err
 			}
 		}
-		// The bounds are asked before the access: a candidate they
-		// already pass is not looked up in the ordinal array, whose reads
-		// miss the cache at 1M entries (0.19-0.43 s of CPU in profiles of
-		// 800 hybrid calls, 2026-12-05). Whether d is readable changes
-		// nothing here: θ holds readable scores only.
-		if ess > 0 && (known+ub[ess-1])*(1+boundMargin) < w.theta {
-			clear(w.has)
-			w.total++
-			w.skipped++
-			continue
+		raised, err := w.candidate(d, base, ords, order, ess, known, dl, matched, lazy)
+		if err != nil {
+			return false, err
 		}
-		o := uint32(noOrd)
-		if !w.everyone && !w.allows(d, ords, &o) {
-			clear(w.has)
-			continue
-		}
-		w.total++
-		full := w.kept.full()
-		skip := false
-		for k := ess - 1; k >= 0; k-- {
-			if (known+ub[k])*(1+boundMargin) < w.theta {
-				skip = true
-				break
-			}
-			t := &ts[order[k]]
-			if t.phrase || w.wb[order[k]] == 0 {
-				continue // scores nothing here
-			}
-			// A dense list's blocks answer without moving the cursor
-			// (every posting of d carries d's length); a sparse list's
-			// cursor reading its blocks moves forward within the block
-			// more cheaply than a search finds d there.
-			freq, fdl := uint64(0), dl
-			if t.blk == nil || t.stale || t.cur < d {
-				got := false
-				if t.blk != nil && dl >= 0 && (t.blk.tf4 != nil || !t.fromBlocks) {
-					freq, got = t.blk.freqAt(d)
-				}
-				if !got {
-					if err := t.position(d); err != nil {
-						return false, err
-					}
-				}
-			}
-			if !t.stale && t.cur == d {
-				if dl < 0 {
-					if dl, err = t.length(); err != nil {
-						return false, err
-					}
-				}
-				freq, fdl = t.freq, dl
-			}
-			if freq > 0 && t.idf > 0 {
-				known += w.weigh(t.unit, bm25Weight(t.idf, freq, fdl, w.avgdl))
-			}
-			matched = matched || freq > 0 && t.gen
-		}
-		if skip {
-			clear(w.has)
-			w.skipped++
-			continue
-		}
-		score := 0.0
-		for i, set := range w.has {
-			for ; set != 0; set &= set - 1 {
-				score += w.contrib[i<<6|bits.TrailingZeros64(set)]
-			}
-			w.has[i] = 0
-		}
-		if full && score < w.kept.worst() {
-			continue
-		}
-		if !matched && lazy {
-			if ok, err := w.verify(base + d); err != nil || !ok {
-				if err != nil {
-					return false, err
-				}
-				continue
-			}
-		}
-		if w.everyone && !w.allows(d, ords, &o) {
-			continue
-		}
-		w.kept.add(exactHit{doc: base + d, score: score, ord: o})
-		if w.kept.full() && w.kept.worst() > w.theta {
-			w.theta = w.kept.worst()
-			if w.shared != nil {
-				w.shared.raise(w.theta)
-			}
-			for ess < len(order) && ub[ess] < w.theta {
+		if raised {
+			for ess < len(order) && w.ub[ess] < w.theta {
 				ess++
 			}
 		}
+	}
+	return false, nil
+}
+
+// candidate finishes local document d of the window, drawn by the
+// essential terms order[ess:] with their weights (unit weights in
+// contrib and has, their sum known; dl its length, -1 when no term cursor
+// read it): it is skipped when the bounds say it cannot reach θ or the
+// caller may not read it, else scored on the other terms and kept when
+// it enters the heap. raised reports that θ rose.
+func (w *msWalk) candidate(d, base uint64, ords []uint32, order []int, ess int, known, dl float64, matched, lazy bool) (raised bool, err error) {
+	if w.steps++; w.steps&1023 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	ts, ub := w.ts, w.ub
+	// The bounds are asked before the access: a candidate they
+	// already pass is not looked up in the ordinal array, whose reads
+	// miss the cache at 1M entries (0.19-0.43 s of CPU in profiles of
+	// 800 hybrid calls, 2026-12-05). Whether d is readable changes
+	// nothing here: θ holds readable scores only.
+	if ess > 0 && (known+ub[ess-1])*(1+boundMargin) < w.theta {
+		clear(w.has)
+		w.total++
+		w.skipped++
+		return false, nil
+	}
+	o := uint32(noOrd)
+	if !w.everyone && !w.allows(d, ords, &o) {
+		clear(w.has)
+		return false, nil
+	}
+	w.total++
+	full := w.kept.full()
+	for k := ess - 1; k >= 0; k-- {
+		if (known+ub[k])*(1+boundMargin) < w.theta {
+			clear(w.has)
+			w.skipped++
+			return false, nil
+		}
+		t := &ts[order[k]]
+		if t.phrase || w.wb[order[k]] == 0 {
+			continue // scores nothing here
+		}
+		// A dense list's blocks answer without moving the cursor
+		// (every posting of d carries d's length); a sparse list's
+		// cursor reading its blocks moves forward within the block
+		// more cheaply than a search finds d there.
+		freq, fdl := uint64(0), dl
+		if t.blk == nil || t.stale || t.cur < d {
+			got := false
+			if t.blk != nil && dl >= 0 && (t.blk.tf4 != nil || !t.fromBlocks) {
+				freq, got = t.blk.freqAt(d)
+			}
+			if !got {
+				if err := t.position(d); err != nil {
+					return false, err
+				}
+			}
+		}
+		if !t.stale && t.cur == d {
+			if dl < 0 {
+				if dl, err = t.length(); err != nil {
+					return false, err
+				}
+			}
+			freq, fdl = t.freq, dl
+		}
+		if freq > 0 && t.idf > 0 {
+			known += w.weigh(t.unit, bm25Weight(t.idf, freq, fdl, w.avgdl))
+		}
+		matched = matched || freq > 0 && t.gen
+	}
+	score := 0.0
+	for i, set := range w.has {
+		for ; set != 0; set &= set - 1 {
+			score += w.contrib[i<<6|bits.TrailingZeros64(set)]
+		}
+		w.has[i] = 0
+	}
+	if full && score < w.kept.worst() {
+		return false, nil
+	}
+	if !matched && lazy {
+		if ok, err := w.verify(base + d); err != nil || !ok {
+			return false, err
+		}
+	}
+	if w.everyone && !w.allows(d, ords, &o) {
+		return false, nil
+	}
+	w.kept.add(exactHit{doc: base + d, score: score, ord: o})
+	if w.kept.full() && w.kept.worst() > w.theta {
+		w.theta = w.kept.worst()
+		if w.shared != nil {
+			w.shared.raise(w.theta)
+		}
+		return true, nil
 	}
 	return false, nil
 }
