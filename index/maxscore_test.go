@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -86,13 +87,13 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 			ThreadID: fmt.Sprintf("t%d", i%3), Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
 	}
 	scoredN, skippedN, windowsN := 0, 0, 0
-	readAll := [2]int{} // selections by a caller reading some entries, every entry
-	bulk := [2]int{}    // windows walked document by document, term by term
+	readAll := [2]int{}      // selections by a caller reading some entries, every entry
+	var bulk [2]atomic.Int64 // windows walked document by document, term by term (by split walks' workers too)
 	maxScoreWindow = func(b bool) {
 		if b {
-			bulk[1]++
+			bulk[1].Add(1)
 		} else {
-			bulk[0]++
+			bulk[0].Add(1)
 		}
 	}
 	defer func() { maxScoreWindow = nil }()
@@ -195,9 +196,9 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 	}
 	ask(90)
 	ix.noPrune = false
-	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || readAll[0] == 0 || readAll[1] == 0 || bulk[0] == 0 || bulk[1] == 0 {
+	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || readAll[0] == 0 || readAll[1] == 0 || bulk[0].Load() == 0 || bulk[1].Load() == 0 {
 		t.Fatalf("MaxScore ran in %d searches (%d with phrases, %d by a caller reading every entry, %d not), skipped %d of %d candidates and %d windows, walked %d windows term by term and %d not: the test does not exercise it",
-			used, usedPhrases, readAll[1], readAll[0], skippedN, scoredN+skippedN, windowsN, bulk[1], bulk[0])
+			used, usedPhrases, readAll[1], readAll[0], skippedN, scoredN+skippedN, windowsN, bulk[1].Load(), bulk[0].Load())
 	}
 	t.Logf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows", used, usedPhrases, skippedN, scoredN+skippedN, windowsN)
 }
