@@ -41,6 +41,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unique"
 
@@ -159,6 +160,9 @@ type Catalog struct {
 	// noCounts: decoded from a snapshot without the summary flags, image
 	// and node counts (Counts).
 	noCounts bool
+	// touched sums a byte of each id Name read ahead, so that the
+	// compiler keeps those reads.
+	touched atomic.Uint32
 }
 
 // NewMeta returns an empty catalog that also keeps every entry's metadata

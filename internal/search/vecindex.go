@@ -420,14 +420,20 @@ func (vi *vecIndex) search(ctx context.Context, q []float32, allowed *roaring.Bi
 	if err != nil {
 		return nil, err
 	}
-	out := make([]VectorHit, 0, len(best))
+	type named struct {
+		ord uint32
+		h   VectorHit
+	}
+	all := make([]named, 0, len(best))
 	for ord, h := range best {
-		id, ok := vi.cat.ID(ord)
-		if !ok {
-			continue
+		all = append(all, named{ord, h})
+	}
+	catalog.Name(vi.cat, all, func(n *named) uint32 { return n.ord }, func(n *named, id string) { n.h.ID = id })
+	out := make([]VectorHit, 0, len(all))
+	for _, n := range all {
+		if n.h.ID != "" { // not live: removed since the search
+			out = append(out, n.h)
 		}
-		h.ID = id
-		out = append(out, h)
 	}
 	slices.SortFunc(out, func(a, b VectorHit) int {
 		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
