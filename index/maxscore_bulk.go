@@ -156,7 +156,13 @@ func (w *msWalk) windowBulk(ws, we, base uint64, ords []uint32, order []int, ess
 		for ; set != 0; set &= set - 1 {
 			i := j<<6 | bits.TrailingZeros64(set)
 			if ess > 0 && (known[i]+w.ub[ess-1])*(1+boundMargin) < w.theta {
-				// candidate's first test, before the weights are copied.
+				// candidate's first test, before the weights are copied
+				// (and its count of steps, which checks the deadline).
+				if w.steps++; w.steps&1023 == 0 {
+					if err := w.ctx.Err(); err != nil {
+						return err
+					}
+				}
 				w.total++
 				w.skipped++
 				continue
