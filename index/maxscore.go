@@ -51,7 +51,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
@@ -323,9 +322,9 @@ func (t *msTerm) length() (float64, error) {
 	if t.dl >= 0 {
 		return t.dl, nil
 	}
-	if bits := atomic.LoadUint32(&t.blk.lens[t.cur]); bits != 0 {
-		t.dl = float64(math.Float32frombits(bits))
-		return t.dl, nil
+	if dl := t.blk.length(t.cur); dl != 0 {
+		t.dl = dl
+		return dl, nil
 	}
 	if err := t.set(t.it.Advance(t.cur)); err != nil {
 		return 0, err

@@ -83,6 +83,12 @@ type termBlocks struct {
 	lens []uint32
 }
 
+// length is local document d's length as the segment's lengths record
+// it, 0 when no list's build recorded it (a length is at least 1).
+func (b *termBlocks) length(d uint64) float64 {
+	return float64(math.Float32frombits(atomic.LoadUint32(&b.lens[d])))
+}
+
 // tfMask is a sparse posting's frequency bits (all set: the frequency is
 // not held).
 func (b *termBlocks) tfMask() uint16 { return 1<<b.shift - 1 }

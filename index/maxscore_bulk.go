@@ -21,11 +21,7 @@ package index
 // full-text leg's 2-4 % (2026-12-05). Reading the window's lengths ahead
 // in one sweep did not help (sums equal).
 
-import (
-	"math"
-	"math/bits"
-	"sync/atomic"
-)
+import "math/bits"
 
 // maxScoreWindow, when set (tests), hears of each window walked, and
 // whether term by term.
@@ -87,9 +83,7 @@ func (w *msWalk) windowBulk(ws, we, base uint64, ords []uint32, order []int, ess
 				dl = dls[i]
 			}
 			if dl == 0 && !unknown {
-				if bits := atomic.LoadUint32(&t.blk.lens[d]); bits != 0 {
-					dl = float64(math.Float32frombits(bits))
-				}
+				dl = t.blk.length(d)
 			}
 			if dl == 0 || unknown {
 				// From the postings: they move forward only, as the
