@@ -17,8 +17,8 @@ package index
 // scores, bit for bit, since each unit's weight is kept apart and summed
 // in unit order. Alternated call by call with the document-at-a-time
 // loop over the bench's hundred questions (the fastest of three calls of
-// each, four runs), the calls' times summed 2.5-4 % lower and the
-// full-text leg's 2-4 % (2026-12-05). Reading the window's lengths ahead
+// each, four runs), the calls' times summed 2.4-4.1 % lower and the
+// full-text leg's 1.6-4.2 % (2026-12-05). Reading the window's lengths ahead
 // in one sweep did not help (sums equal).
 
 import "math/bits"
