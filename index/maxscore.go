@@ -183,9 +183,8 @@ const noDoc = math.MaxUint64
 
 // maxScoreVisit, when set (tests), receives each MaxScore selection's
 // count of allowed candidates scored, of those skipped below θ and of the
-// windows passed whole (maxscore_walk.go), and whether the caller could
-// read every entry (no check per candidate).
-var maxScoreVisit func(scored, skipped, windows int, everyone bool)
+// windows passed whole (maxscore_walk.go).
+var maxScoreVisit func(scored, skipped, windows int)
 
 // maxScoreBlocks, when set (tests), hears of each long list whose cursor
 // walks its blocks in a segment (msTerm.blocksFrom), dense or not.
@@ -387,23 +386,17 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	if maxScoreSplit != nil {
 		maxScoreSplit(workers)
 	}
-	// A caller who may read every entry (one user's own store, the common
-	// deployment) needs no check per candidate: its allowed set is the
-	// catalog's live entries, and every document a cursor reaches is live
-	// (deleted ones are skipped), so only a document without an ordinal
-	// is left out, looked up when it would enter the heap. The check read
-	// the ordinal array, whose reads miss the cache at 1M entries (0.33 of
-	// 7.9 s of CPU over 1,000 hybrid calls), and spread the allowed set
-	// into a dense array each call. Without it, alternated call by call
-	// over the bench's hundred questions (fastest of three each, two
-	// runs), the full-text leg's times summed 9 % lower and the calls'
-	// 6-7 % (2026-12-05). The catalog and the snapshot are one state here
-	// (Search holds the view), so the count compares like with like.
-	everyone := plan.aq.allowed.GetCardinality() == uint64(ix.cat.Len())
-	var allowed []uint64
-	if !everyone {
-		allowed = plan.aq.allowed.ToDense()
-	}
+	// Every caller's access is checked where a document would enter the
+	// heap (msWalk.candidate), not per candidate: the check read the
+	// ordinal array, whose reads miss the cache at 1M entries (0.33 of
+	// 7.9 s of CPU over 1,000 hybrid calls), for candidates the bounds or
+	// the heap then turned away. A fast path for a caller reading every
+	// entry measured the same gain (the full-text leg's times summed 9 %
+	// lower, the calls' 6-7 %, alternated call by call, 2026-12-05), but
+	// its switch made a call's time say whether any entry the caller may
+	// not read exists; checked last for every caller, the work per
+	// candidate does not depend on what the caller may read.
+	allowed := plan.aq.allowed
 	ws := make([]*msWalk, workers)
 	for i := range ws {
 		kept := &msHeap{hits: make([]exactHit, 0, depth), depth: depth, cat: ix.cat}
@@ -417,7 +410,6 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 		}
 		ws[i] = newMSWalk(ctx, ix, wts, nonGen, len(units), allowed, st.avgdl(), kept, floor)
 		ws[i].dict = st.dict
-		ws[i].everyone = everyone
 	}
 	if err := ix.runWalks(ctx, ws, ranges, segs); err != nil {
 		return nil, err
@@ -427,7 +419,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 		total, skipped, windows = total+w.total, skipped+w.skipped, windows+w.windows
 	}
 	if maxScoreVisit != nil {
-		maxScoreVisit(total-skipped, skipped, windows, everyone)
+		maxScoreVisit(total-skipped, skipped, windows)
 	}
 	return ix.exactResult(ctx, sel, mergeKept(ws).kept(), total, locations)
 }

@@ -52,14 +52,11 @@ type msWalk struct {
 	// 7.82 s of CPU over 800 hybrid calls (branches mispredicted).
 	contrib []float64
 	has     []uint64
-	allowed []uint64
-	// everyone: the caller may read every entry, allowed is nil and a
-	// candidate's ordinal is read only when it enters the heap.
-	everyone bool
-	avgdl    float64
-	c, e     float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
-	kept     *msHeap
-	theta    float64
+	allowed *roaring.Bitmap // the ordinals the caller may read
+	avgdl   float64
+	c, e    float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
+	kept    *msHeap
+	theta   float64
 	// total counts the candidates scored and those skipped below θ
 	// (skipped, readable or not: the bounds are asked before the access).
 	total   int
@@ -79,7 +76,7 @@ type msWalk struct {
 	bs     bulkScratch // windowBulk's
 }
 
-func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed []uint64, avgdl float64, kept *msHeap, floor float64) *msWalk {
+func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed *roaring.Bitmap, avgdl float64, kept *msHeap, floor float64) *msWalk {
 	return &msWalk{ctx: ctx, ix: ix, ts: ts, nonGen: nonGen, contrib: make([]float64, units), has: make([]uint64, (units+63)/64),
 		allowed: allowed, avgdl: avgdl, c: bm25.K1 * (1 - bm25.B), e: bm25.K1 * bm25.B / avgdl, kept: kept, theta: floor,
 		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts))}
@@ -178,7 +175,7 @@ func (w *msWalk) allows(d uint64, ords []uint32, o *uint32) bool {
 	if *o == noOrd {
 		return false
 	}
-	return w.everyone || int(*o>>6) < len(w.allowed) && w.allowed[*o>>6]&(1<<(*o&63)) != 0
+	return w.allowed.Contains(*o)
 }
 
 // position moves t to its first document at or after d unless it stands
@@ -344,20 +341,13 @@ func (w *msWalk) candidate(d, base uint64, ords []uint32, order []int, ess int, 
 		}
 	}
 	ts, ub := w.ts, w.ub
-	// The bounds are asked before the access: a candidate they
-	// already pass is not looked up in the ordinal array, whose reads
-	// miss the cache at 1M entries (0.19-0.43 s of CPU in profiles of
-	// 800 hybrid calls, 2026-12-05). Whether d is readable changes
-	// nothing here: θ holds readable scores only.
+	// The access is asked last, where d would enter the heap
+	// (selectMaxScore): θ holds readable scores only, so scoring a
+	// document the caller may not read changes nothing but the work.
 	if ess > 0 && (known+ub[ess-1])*(1+boundMargin) < w.theta {
 		clear(w.has)
 		w.total++
 		w.skipped++
-		return false, nil
-	}
-	o := uint32(noOrd)
-	if !w.everyone && !w.allows(d, ords, &o) {
-		clear(w.has)
 		return false, nil
 	}
 	w.total++
@@ -416,7 +406,8 @@ func (w *msWalk) candidate(d, base uint64, ords []uint32, order []int, ess int, 
 			return false, err
 		}
 	}
-	if w.everyone && !w.allows(d, ords, &o) {
+	o := uint32(noOrd)
+	if !w.allows(d, ords, &o) {
 		return false, nil
 	}
 	w.kept.add(exactHit{doc: base + d, score: score, ord: o})
