@@ -147,9 +147,11 @@ type msTerm struct {
 	bound float64 // bound(t) times 1+boundMargin
 	gen   bool
 	it    segment.PostingsIterator
-	cur   uint64 // the current local document; noDoc past the end
-	freq  uint64
-	dl    float64 // the current document's length (docLen); -1 not read yet (length)
+	// at is the posting it returned last (postingAt).
+	at   itPosting
+	cur  uint64 // the current local document; noDoc past the end
+	freq uint64
+	dl   float64 // the current document's length (docLen); -1 not read yet (length)
 	// A phrase's cursor walks its matches, found by Bleve's phrase
 	// searcher as they are asked for (phraseCursor), or, when the walk
 	// reads its words itself (words), the documents holding all of them
@@ -190,16 +192,57 @@ var maxScoreVisit func(scored, skipped, windows int)
 // walks its blocks in a segment (msTerm.blocksFrom), dense or not.
 var maxScoreBlocks func(dense bool)
 
-// set records the posting p (nil: past the end).
+// itPosting is a postings iterator's last posting: its document (noDoc
+// past the end), frequency and length; ok is false before the first.
+type itPosting struct {
+	doc, freq uint64
+	dl        float64
+	ok        bool
+}
+
+// set records the posting p (nil: past the end) as the iterator's last
+// and stands the cursor on it.
 func (t *msTerm) set(p segment.Posting, err error) error {
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	if p == nil {
-		t.cur = noDoc
+	t.at = itPosting{doc: noDoc, ok: true}
+	if p != nil {
+		t.at = itPosting{doc: p.Number(), freq: p.Frequency(), dl: docLen(p.Norm()), ok: true}
+	}
+	t.cur, t.freq, t.dl = t.at.doc, t.at.freq, t.at.dl
+	return nil
+}
+
+// postingAt stands the cursor on the postings' first document at or after
+// d. zap's iterator moves forward only, and advanced to the document it
+// returned last it returns the next one: a long list's cursor walking its
+// blocks reads the postings only for some documents (a frequency or a
+// length the blocks do not hold), and reading one document twice (the
+// cursor moved onto it in one window, its weight read again by the next
+// window read term by term) gave it the next document's frequency and
+// length, a wrong score (TestBlockMaxMatchesExhaustive, one run in five
+// under load). So the last posting is kept and a document asked for again
+// gets it.
+func (t *msTerm) postingAt(d uint64) error {
+	if t.at.ok && t.at.doc >= d {
+		t.cur, t.freq, t.dl = t.at.doc, t.at.freq, t.at.dl
 		return nil
 	}
-	t.cur, t.freq, t.dl = p.Number(), p.Frequency(), docLen(p.Norm())
+	return t.set(t.it.Advance(d))
+}
+
+// postingOf reads from the postings the frequency and the length of local
+// document d, which t's blocks say holds the term: an error when the
+// postings do not hold it (blocks and postings are read from one segment,
+// so that is a defect, never a score to guess).
+func (t *msTerm) postingOf(d uint64) error {
+	if err := t.postingAt(d); err != nil {
+		return err
+	}
+	if t.cur != d {
+		return fmt.Errorf("index: the postings of %q hold no document %d where its blocks do", t.term, d)
+	}
 	return nil
 }
 
@@ -234,7 +277,7 @@ func (t *msTerm) seek(d uint64) error {
 	case t.fromBlocks:
 		return t.blocksFrom(d)
 	}
-	return t.set(t.it.Advance(d))
+	return t.postingAt(d)
 }
 
 // blocksFrom moves a long list's cursor to its first live document at or
@@ -307,7 +350,7 @@ func (t *msTerm) sparseFrom(d uint64) error {
 // 2026-12-05).
 func (t *msTerm) fromBlock(d, freq uint64, unknown bool) error {
 	if unknown {
-		return t.set(t.it.Advance(d))
+		return t.postingOf(d)
 	}
 	t.cur, t.freq, t.dl = d, freq, -1
 	return nil
@@ -325,7 +368,7 @@ func (t *msTerm) length() (float64, error) {
 		t.dl = dl
 		return dl, nil
 	}
-	if err := t.set(t.it.Advance(t.cur)); err != nil {
+	if err := t.postingOf(t.cur); err != nil {
 		return 0, err
 	}
 	return t.dl, nil

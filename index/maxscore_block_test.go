@@ -367,3 +367,75 @@ func TestLengthsFromPostings(t *testing.T) {
 		}
 	}
 }
+
+// TestPostingReadTwice: a long list's cursor walking its blocks reads
+// the postings for a frequency the blocks do not hold, and a document
+// read so once and asked for again (the cursor moved onto it, then its
+// window read term by term: windowBulk) keeps its own frequency and
+// length, dense and sparse lists alike. zap's iterator, advanced to the
+// document it returned last, returns the next one.
+func TestPostingReadTwice(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	ctx := context.Background()
+	for _, c := range []struct{ docs, dense uint64 }{{16, 1}, {4096, 0}} {
+		blockDocs, minBlockDF, denseEvery, warmMinDocs = c.docs, 1, c.dense, 1<<40
+		ix, err := Open(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.inlineBlocks = true
+		var docs []Doc
+		for i := range 60 {
+			w := []string{"alpha", "filler"}
+			if i%3 == 1 { // past what the blocks hold: read from the postings
+				w = append(w, strings.Repeat("alpha ", 15+i%7), strings.Repeat("beta ", i))
+			}
+			docs = append(docs, Doc{ID: fmt.Sprintf("p%04d", i), Text: strings.Join(w, " "), Owner: "p",
+				ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+		}
+		if err := ix.Apply(ctx, docs, nil, 1); err != nil {
+			t.Fatal(err)
+		}
+		segs, done := readSegments(t, ix)
+		ss := segs[0]
+		dict, err := ss.Segment().Dictionary(fieldText)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &msWalk{ix: ix}
+		term := msTerm{term: "alpha", idf: 1}
+		for range buildOnUse { // the blocks are built at the buildOnUse-th use
+			if _, err := w.open(&term, ss, segs, dict, nil, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !term.fromBlocks || (term.blk.tf4 != nil) != (c.dense == 1) {
+			t.Fatalf("blocks of %d: the cursor does not walk the list's blocks as asked (blocks %v, dense %v)", c.docs, term.fromBlocks, c.dense == 1)
+		}
+		wide := 0
+		for d := range ss.Segment().Count() {
+			if err := term.position(d); err != nil {
+				t.Fatal(err)
+			}
+			if term.cur != d {
+				t.Fatalf("blocks of %d: the cursor stands on %d, not on %d", c.docs, term.cur, d)
+			}
+			freq, dl := term.freq, term.dl
+			if freq < tfUnknown {
+				continue
+			}
+			wide++
+			if err := term.postingOf(d); err != nil {
+				t.Fatalf("blocks of %d: %v", c.docs, err)
+			}
+			if term.cur != d || term.freq != freq || term.dl != dl {
+				t.Fatalf("blocks of %d, document %d read again: document %d, frequency %d, length %v; first %d, %v", c.docs, d, term.cur, term.freq, term.dl, freq, dl)
+			}
+		}
+		done()
+		_ = ix.Close()
+		if wide == 0 {
+			t.Fatalf("blocks of %d: no frequency was read from the postings: the test does not exercise them", c.docs)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func (w *msWalk) windowBulk(ws, we, base uint64, ords []uint32, order []int, ess
 			if dl == 0 || unknown {
 				// From the postings: they move forward only, as the
 				// window's documents do for each term.
-				if err := t.set(t.it.Advance(d)); err != nil {
+				if err := t.postingOf(d); err != nil {
 					return err
 				}
 				freq, dl = t.freq, t.dl

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -149,7 +150,7 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 					}
 				}
 				if scored(got) != scored(want) {
-					t.Fatalf("%s (size %d, prune %v): MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q.Text, q.Size, prune, scored(got), scored(want))
+					t.Fatalf("%s (size %d, prune %v, groups %v, thread %q): MaxScore differs from the exhaustive walk: %s", q.Text, q.Size, prune, q.Access.Groups, q.ThreadID, rankDiff(got, want))
 				}
 			}
 		}
@@ -304,4 +305,38 @@ func TestMaxScoreSplitMatchesExhaustive(t *testing.T) {
 	if splits == 0 {
 		t.Fatal("no walk was split: the test does not exercise it")
 	}
+}
+
+// rankDiff says where two rankings part: the first rank that differs and
+// the hits each holds that the other does not.
+func rankDiff(got, want Result) string {
+	key := func(h Hit) string { return fmt.Sprintf("%s:%x", h.ID, math.Float64bits(h.Score)) }
+	first := min(len(got.Hits), len(want.Hits))
+	for i := range first {
+		if key(got.Hits[i]) != key(want.Hits[i]) {
+			first = i
+			break
+		}
+	}
+	only := func(a, b Result) []string {
+		in := map[string]bool{}
+		for _, h := range b.Hits {
+			in[key(h)] = true
+		}
+		var out []string
+		for i, h := range a.Hits {
+			if !in[key(h)] {
+				other := ""
+				for j, o := range b.Hits {
+					if o.ID == h.ID {
+						other = fmt.Sprintf(" (there #%d %x)", j, math.Float64bits(o.Score))
+					}
+				}
+				out = append(out, fmt.Sprintf("#%d %s%s", i, key(h), other))
+			}
+		}
+		return out
+	}
+	return fmt.Sprintf("%d and %d hits, first difference at rank %d; only in MaxScore's %v; only in the exhaustive walk's %v",
+		len(got.Hits), len(want.Hits), first, only(got, want), only(want, got))
 }

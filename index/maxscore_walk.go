@@ -139,7 +139,7 @@ func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.Segm
 	if pl == nil || pl.Count() == 0 {
 		return 0, nil
 	}
-	t.it = pl.Iterator(true, true, false, t.it)
+	t.it, t.at = pl.Iterator(true, true, false, t.it), itPosting{}
 	t.stale = true
 	t.long = pl.Count() >= minBlockDF
 	if t.long && blocks {
