@@ -93,9 +93,11 @@ type Index struct {
 	analyzer analysis.Analyzer
 	snap     *snapshot // nil in memory
 	scratch  string    // the temporary directory of Options.Scratch, "" without
-	fresh    bool
-	note     string
-	stop     map[string]bool // the language's stop words, folded (Neutral)
+	// scratchLock holds scratch's owner lock (scratch.go).
+	scratchLock *os.File
+	fresh       bool
+	note        string
+	stop        map[string]bool // the language's stop words, folded (Neutral)
 
 	// The allowed-set prefilter (prefilter.go): the catalog of access and
 	// filter bitmaps, the per-segment ordinal arrays, and view, held for
@@ -233,8 +235,8 @@ func Open(o Options) (*Index, error) {
 		if o.Scratch {
 			// Without a writable temporary directory (a read-only
 			// container) the index stays in memory, as before.
-			if dir, err := os.MkdirTemp("", "contextd-fts-"); err == nil {
-				ix.scratch = dir
+			if dir, lock, err := newScratch(os.TempDir()); err == nil {
+				ix.scratch, ix.scratchLock = dir, lock
 			} else if ix.note == "" {
 				ix.note = fmt.Sprintf("in-memory index (no temporary directory: %v)", err)
 			}

@@ -2,7 +2,9 @@ package index
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -22,6 +24,57 @@ import (
 // (unsafe_batch): nothing reopens the directory, so a batch is readable
 // once it is introduced in memory, and persisting and merging run in the
 // background, as the snapshot's do.
+
+// A process killed before it closed its index (the OOM killer, a
+// SIGKILL) leaves its scratch directory behind: the whole index, hundreds
+// of megabytes at a million entries, and one more at every such end of a
+// process that shares a database with another (the second process keeps
+// its index in scratch: the snapshot is the first's). So each scratch
+// directory holds its owner's lock (scratchLock, flock, released by the
+// kernel when the process ends), and an index opening a new one first
+// removes those whose lock no process holds (sweepScratch).
+
+// scratchPrefix names the scratch directories in the temporary directory;
+// scratchLock is the owner's lock file in each.
+const (
+	scratchPrefix = "contextd-fts-"
+	scratchLock   = "owner.lock"
+)
+
+// newScratch sweeps the abandoned scratch directories of tmp, then creates
+// this index's, locked; "" and the reason when it cannot (a read-only
+// container).
+func newScratch(tmp string) (dir string, lock *os.File, err error) {
+	sweepScratch(tmp)
+	if dir, err = os.MkdirTemp(tmp, scratchPrefix); err != nil {
+		return "", nil, err
+	}
+	if lock, err = lockScratch(dir); err != nil {
+		_ = removeAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// sweepScratch removes the scratch directories in tmp whose process ended
+// without removing them. It is best effort: what it cannot read or remove
+// stays, as before.
+func sweepScratch(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), scratchPrefix) {
+			continue
+		}
+		dir := filepath.Join(tmp, e.Name())
+		if release, ok := claimScratch(dir); ok {
+			_ = removeAll(dir)
+			release()
+		}
+	}
+}
 
 // newUnsaved creates the empty Bleve index of an index that keeps no
 // snapshot: in the scratch directory when there is one, else in memory.
@@ -50,7 +103,10 @@ func (ix *Index) removeScratch() error {
 		return nil
 	}
 	err := removeAll(ix.scratch)
-	ix.scratch = ""
+	if ix.scratchLock != nil {
+		_ = ix.scratchLock.Close() // after the removal: no sweep races it
+	}
+	ix.scratch, ix.scratchLock = "", nil
 	if err != nil {
 		return fmt.Errorf("index: remove scratch directory: %w", err)
 	}
