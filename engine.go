@@ -270,9 +270,9 @@ func (e *Engine) Backend() string { return e.st.Backend() }
 func (e *Engine) Persist() persist.Store { return e.st }
 
 // ReleaseMemory is the idle engine's upkeep (search.ReleaseMemory): new
-// segments' search caches built, memory outside the Go heap handed back.
+// segments' search caches built, memory handed back.
 func (e *Engine) ReleaseMemory(ctx context.Context) error {
-	return search.ReleaseMemory(ctx, e.st, e.fts)
+	return search.ReleaseMemory(ctx, e.st, e.fts, e.vec.Leg())
 }
 
 // caller returns the principal of ctx.

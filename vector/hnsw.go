@@ -179,6 +179,17 @@ type Index struct {
 	watermark uint64
 
 	scratch sync.Pool // *searchScratch
+
+	// writes counts the write locks taken (lock): Trim copies the node
+	// arrays under the read lock and swaps them in only if none came
+	// between.
+	writes uint64
+}
+
+// lock takes the write lock of a call that may change the index.
+func (ix *Index) lock() {
+	ix.mu.Lock()
+	ix.writes++
 }
 
 // New returns an empty index for vectors of dim dimensions.
@@ -231,7 +242,7 @@ func (ix *Index) Watermark() uint64 {
 
 // SetWatermark records the change-log sequence the index now reflects.
 func (ix *Index) SetWatermark(seq uint64) {
-	ix.mu.Lock()
+	ix.lock()
 	ix.watermark = seq
 	ix.mu.Unlock()
 }

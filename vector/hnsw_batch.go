@@ -171,7 +171,7 @@ func (ix *Index) roundSize(remaining int) int {
 // grouped by that node and applied in item order within each group, the
 // same edits in the same order as one-by-one linking in item order.
 func (ix *Index) addRound(items []BatchItem, qvs [][]float32, workers int) {
-	ix.mu.Lock()
+	ix.lock()
 	defer ix.mu.Unlock()
 	if len(items) == 1 || ix.entry == noNode {
 		for i := range items {

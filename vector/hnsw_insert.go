@@ -23,7 +23,7 @@ func (ix *Index) Add(key uint64, vec []float32) error {
 // put stores key (vec, or the stored form it carries when not nil) and
 // links it, replacing the key's previous node.
 func (ix *Index) put(key uint64, vec []float32, it *BatchItem) {
-	ix.mu.Lock()
+	ix.lock()
 	defer ix.mu.Unlock()
 	ix.putLocked(key, vec, it)
 }
@@ -63,7 +63,7 @@ func (ix *Index) AddCode(key uint64, code []byte) error {
 // rebuild (nodes already linked keep their lists).
 func (ix *Index) Tune(o Options) {
 	r := Options{EfConstruction: o.EfConstruction, EfSearch: o.EfSearch}.resolved()
-	ix.mu.Lock()
+	ix.lock()
 	ix.o.EfConstruction, ix.o.EfSearch, ix.o.KeepPruned = r.EfConstruction, r.EfSearch, o.KeepPruned
 	ix.mu.Unlock()
 }
@@ -77,14 +77,14 @@ func (ix *Index) SetEfConstruction(ef int) {
 	if ef < 1 {
 		ef = DefaultEfConstruction
 	}
-	ix.mu.Lock()
+	ix.lock()
 	ix.o.EfConstruction = ef
 	ix.mu.Unlock()
 }
 
 // Delete removes key; it reports whether the key was present.
 func (ix *Index) Delete(key uint64) bool {
-	ix.mu.Lock()
+	ix.lock()
 	defer ix.mu.Unlock()
 	id, ok := ix.byKey.get(ix.keys, key)
 	if !ok {

@@ -142,7 +142,7 @@ func l2sqI8I8Generic(a []int8, sa float32, b []int8, sb float32) float32 {
 // second). It reports whether the index now stores vectors as o asks
 // (SameStorage).
 func (ix *Index) AdoptStorage(o Options) bool {
-	ix.mu.Lock()
+	ix.lock()
 	defer ix.mu.Unlock()
 	if o.Int8 && !ix.o.Int8 && ix.quant == nil && o.Quantizer == nil {
 		n := len(ix.keys)

@@ -30,7 +30,7 @@ func (ix *Index) exact(q *querier, k, kk int, allow func(uint64) bool) []Hit {
 // entry point is linked back in. It runs by itself when tombstones pass
 // Options.RepairFraction.
 func (ix *Index) Repair() {
-	ix.mu.Lock()
+	ix.lock()
 	defer ix.mu.Unlock()
 	ix.repair()
 }

@@ -1,6 +1,11 @@
 package vector
 
-import "testing"
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+)
 
 // The node arrays of an index built by inserts stay within an eighth (plus
 // minRoom) of their length, and growing keeps every element.
@@ -25,4 +30,100 @@ func TestRoomBoundsCapacity(t *testing.T) {
 	if c, n := cap(ix.links0), len(ix.links0); c > n+n/8+minRoom {
 		t.Fatalf("layer-0 lists: capacity %d for %d", c, n)
 	}
+}
+
+// Trim leaves every node array at its length and the index answering as
+// before, and later inserts grow it again.
+func TestTrimKeepsIndex(t *testing.T) {
+	defer func(m int64) { trimMin = m }(trimMin)
+	trimMin = 1
+	vecs := clustered(7, 3000, 16, 0.6)
+	ix := build(t, vecs[:2500], Options{Seed: 3})
+	want := searchAll(t, ix, vecs[2500:2600])
+	slack := ix.slack()
+	if slack == 0 {
+		t.Fatal("no unused capacity to trim after 2,500 inserts")
+	}
+	if got := ix.Trim(); got != slack {
+		t.Fatalf("Trim freed %d bytes, want the %d unused", got, slack)
+	}
+	if ix.slack() != 0 || cap(ix.vecs) != len(ix.vecs) || cap(ix.links0) != len(ix.links0) {
+		t.Fatalf("unused capacity left: %d bytes", ix.slack())
+	}
+	if got := searchAll(t, ix, vecs[2500:2600]); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatal("search results changed by Trim")
+	}
+	if ix.Trim() != 0 {
+		t.Fatal("a second Trim freed memory")
+	}
+	twin := build(t, vecs, Options{Seed: 3})
+	for i, v := range vecs[2500:] {
+		if err := ix.Add(uint64(2500+i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := searchAll(t, ix, vecs[:100]), searchAll(t, twin, vecs[:100]); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatal("an index trimmed midway answers unlike one built without")
+	}
+}
+
+// A Trim racing inserts never swaps in arrays copied before a write: the
+// index ends as the one built without it (run with -race too).
+func TestTrimDuringWrites(t *testing.T) {
+	defer func(m int64) { trimMin = m }(trimMin)
+	trimMin = 1
+	vecs := clustered(11, 2000, 16, 0.6)
+	ix := build(t, vecs[:1000], Options{Seed: 5})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	trims := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if ix.Trim() > 0 {
+					trims++
+				}
+			}
+		}
+	}()
+	for i, v := range vecs[1000:] {
+		if err := ix.Add(uint64(1000+i), v); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 {
+			ix.Delete(uint64(i))
+		}
+	}
+	close(stop)
+	wg.Wait()
+	twin := build(t, vecs[:1000], Options{Seed: 5})
+	for i, v := range vecs[1000:] {
+		if err := twin.Add(uint64(1000+i), v); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 {
+			twin.Delete(uint64(i))
+		}
+	}
+	if got, want := searchAll(t, ix, vecs[:200]), searchAll(t, twin, vecs[:200]); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("the index trimmed %d times during writes answers unlike its twin", trims)
+	}
+}
+
+func searchAll(t *testing.T, ix *Index, qs [][]float32) [][]Hit {
+	t.Helper()
+	out := make([][]Hit, len(qs))
+	for i, q := range qs {
+		hs, err := ix.Search(context.Background(), q, 10, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = hs
+	}
+	return out
 }

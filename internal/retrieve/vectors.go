@@ -99,6 +99,14 @@ func (sm *Semantic) Available() bool {
 	return sm != nil && sm.Enabled && sm.Unavailable == ""
 }
 
+// Leg returns the vector leg, nil when it is not open.
+func (sm *Semantic) Leg() *search.Vectors {
+	if sm == nil {
+		return nil
+	}
+	return sm.Vectors
+}
+
 // Close stops the vector index and writes its snapshot.
 func (sm *Semantic) Close() error {
 	if sm == nil || sm.Vectors == nil {

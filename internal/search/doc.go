@@ -202,9 +202,13 @@ type releaser interface {
 // the pages of the index's segment files (index.ReleaseMapped; ft may be
 // nil or out of process), which the warm-up read too. Both keep working:
 // what a later call touches is faulted back in from the kernel's page
-// cache.
-func ReleaseMemory(ctx context.Context, st any, ft *FullText) error {
+// cache. The vector leg's arrays (vecs may be nil) give back the capacity
+// their growth left unused (vector.Index.Trim).
+func ReleaseMemory(ctx context.Context, st any, ft *FullText, vecs *Vectors) error {
 	var errs []error
+	if vecs != nil && vecs.ix != nil {
+		vecs.ix.trim()
+	}
 	if ft != nil && ft.ix != nil {
 		errs = append(errs, ft.ix.WarmSearch())
 	}

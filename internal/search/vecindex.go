@@ -469,6 +469,21 @@ func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
 	return entries, chunks
 }
 
+// trim hands back the graphs' and the pool's unused capacity
+// (vector.Index.Trim) and returns the bytes freed. Holding emu for
+// reading keeps applies out while the arrays are copied; searches go on.
+func (vi *vecIndex) trim() int64 {
+	vi.emu.RLock()
+	defer vi.emu.RUnlock()
+	freed := vi.p.pool.Trim()
+	for _, s := range vi.p.graphs {
+		if s.g != nil {
+			freed += s.g.Trim()
+		}
+	}
+	return freed
+}
+
 // MaybeSnapshot writes a snapshot when enough changed since the last; the
 // follower's applier calls it after each background catch-up.
 func (vi *vecIndex) MaybeSnapshot() {

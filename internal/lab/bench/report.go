@@ -221,7 +221,7 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\nMemory (MiB; after what the idle server does: SQLite's page caches and file maps released, a collection, free pages returned):\n\n")
+	fmt.Fprint(w, "\nMemory (MiB; after what the idle server does: SQLite's page caches and file maps released, the vector index's unused capacity returned, a collection, free pages returned):\n\n")
 	fmt.Fprint(w, "| backend | when | RSS | anonymous | file-backed | Go heap in use | Go heap by component |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, p := range r.Memory {
 		var parts []string
