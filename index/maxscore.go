@@ -160,8 +160,10 @@ type msTerm struct {
 	// segment's global numbers.
 	phrase       bool
 	ph           *phraseCursor
-	pq           query.Query // the phrase, for a split walk's other cursors
+	pc           *phraseCheck // with words, instead of ph
+	pq           query.Query  // the phrase, for a split walk's other cursors
 	words        []string
+	toks         []phraseTok
 	conj         []msTerm
 	count        uint64 // a word's postings in the segment (conj's)
 	base, segEnd uint64
@@ -398,13 +400,15 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 	// together reach θ, and a document holding only the words of
 	// non-essential phrases and terms scores at most their summed bounds.
 	for _, pq := range plan.phrases {
-		words := ix.phraseWords(pq)
-		ph, err := ix.newPhraseCursor(ctx, pq, st.r, words != nil)
-		if err != nil {
+		words, toks := ix.phraseWords(pq)
+		t := msTerm{unit: -1, gen: true, phrase: true, pq: pq, words: words, toks: toks}
+		if err := ix.phraseCursors(ctx, &t, st.r); err != nil {
 			return nil, err
 		}
-		defer ph.close()
-		ts = append(ts, msTerm{unit: -1, gen: true, phrase: true, ph: ph, pq: pq, words: words})
+		if t.ph != nil {
+			defer t.ph.close()
+		}
+		ts = append(ts, t)
 	}
 	slices.SortStableFunc(ts, func(a, b msTerm) int {
 		switch {

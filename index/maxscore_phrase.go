@@ -13,9 +13,8 @@ package index
 // (phraseWords), the phrase's cursor draws the documents holding all of
 // them from the words' own cursors, blocks included (conjFrom): a
 // superset of its matches. A document drawn only so is scored as any
-// candidate, and only one that would enter the heap is asked of the
-// phrase searcher (msWalk.verify), which then moves forward from
-// candidate to candidate, never reading what lies between. The kept set
+// candidate, and only one that would enter the heap is checked against
+// the words' positions in it (msWalk.verify, phraseCheck). The kept set
 // is the exhaustive walk's: whatever enters the heap is a match, and
 // every match is a candidate (TestMaxScoreMatchesExhaustive holds
 // phrases of both forms).
@@ -35,13 +34,15 @@ import (
 )
 
 // phraseWords returns the distinct index terms of a phrase on the text
-// field, analyzed as Bleve's phrase query analyzes it; nil when a
-// document holding all of them need not be a superset of the matches
-// (alternatives at one place, fuzziness) or there are none.
-func (ix *Index) phraseWords(q query.Query) []string {
+// field, analyzed as Bleve's phrase query analyzes it, and its tokens:
+// each word's place after the first token's (a word the analyzer drops
+// leaves a gap, as Bleve's phrase has). nil when a document holding all
+// of them need not be a superset of the matches (alternatives at one
+// place, fuzziness) or there are none.
+func (ix *Index) phraseWords(q query.Query) ([]string, []phraseTok) {
 	mp, ok := q.(*query.MatchPhraseQuery)
 	if !ok || mp.Fuzziness != 0 {
-		return nil
+		return nil, nil
 	}
 	m := ix.bi.Mapping()
 	name := mp.Analyzer
@@ -50,20 +51,29 @@ func (ix *Index) phraseWords(q query.Query) []string {
 	}
 	a := m.AnalyzerNamed(name)
 	if a == nil {
-		return nil
+		return nil, nil
 	}
 	var words []string
+	var toks []phraseTok
+	first := 0
 	seen := map[int]bool{}
 	for _, tk := range a.Analyze([]byte(mp.MatchPhrase)) {
-		if seen[tk.Position] {
-			return nil
+		if seen[tk.Position] || tk.Position < first {
+			return nil, nil
 		}
 		seen[tk.Position] = true
-		if w := string(tk.Term); !slices.Contains(words, w) {
+		w := string(tk.Term)
+		i := slices.Index(words, w)
+		if i < 0 {
+			i = len(words)
 			words = append(words, w)
 		}
+		if len(toks) == 0 {
+			first = tk.Position
+		}
+		toks = append(toks, phraseTok{word: i, off: uint64(tk.Position - first)})
 	}
-	return words
+	return words, toks
 }
 
 // openConj places the cursors of a phrase's words before the segment ss,
@@ -98,7 +108,7 @@ func (w *msWalk) openConj(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.
 func (t *msTerm) conjFrom(d uint64) error {
 	for rounds := 1; ; rounds++ {
 		if rounds&1023 == 0 {
-			if err := t.ph.ctx.Err(); err != nil {
+			if err := t.pc.ctx.Err(); err != nil {
 				return err
 			}
 		}
@@ -127,18 +137,143 @@ func (t *msTerm) conjFrom(d uint64) error {
 	}
 }
 
-// verify reports whether global document g, drawn by phrases' words
-// alone, matches any of the query's phrases.
-func (w *msWalk) verify(g uint64) (bool, error) {
+// verify reports whether local document d of the segment entered (global
+// numbers from base), drawn by phrases' words alone, matches any of the
+// query's phrases.
+func (w *msWalk) verify(d, base uint64) (bool, error) {
 	for i := range w.ts {
-		if t := &w.ts[i]; t.phrase {
-			ok, err := t.ph.holds(g)
-			if ok || err != nil {
-				return ok, err
-			}
+		t := &w.ts[i]
+		if !t.phrase {
+			continue
+		}
+		var ok bool
+		var err error
+		if t.pc != nil {
+			ok, err = t.pc.holds(d, t.words)
+		} else {
+			ok, err = t.ph.holds(base + d)
+		}
+		if ok || err != nil {
+			return ok, err
 		}
 	}
 	return false, nil
+}
+
+// phraseCursors gives the phrase t of a walk what checks its matches: a
+// check of its words' positions when the walk reads its words (words),
+// else Bleve's phrase searcher over r, which draws them.
+func (ix *Index) phraseCursors(ctx context.Context, t *msTerm, r bindex.IndexReader) error {
+	if t.words != nil {
+		t.pc = &phraseCheck{ctx: ctx, toks: t.toks}
+		return nil
+	}
+	ph, err := ix.newPhraseCursor(ctx, t.pq, r)
+	t.ph = ph
+	return err
+}
+
+// phraseTok is a phrase's token: its word (an index into the phrase's
+// words) and its place after the first token's.
+type phraseTok struct {
+	word int
+	off  uint64
+}
+
+// phraseCheck decides whether a document holding all of a phrase's words
+// matches it, from the words' positions in the segment entered, as
+// Bleve's phrase searcher decides (findPhrasePaths without slop): some
+// place of the first token with every other token at its offset from it,
+// in the same array positions. Bleve's searcher, asked about a document
+// that does not match, read on to the next match, every document holding
+// the words on the way: over a hundred runs of the 1M bench's questions
+// holding a phrase, its Advance was 0.31 of the walk's 1.31 s of CPU
+// (2026-12-06). The check reads the positions of the document asked
+// about alone.
+type phraseCheck struct {
+	ctx  context.Context
+	toks []phraseTok
+	dict segment.TermDictionary
+	del  *roaring.Bitmap
+	// Per word, in the segment entered once a check opened them: its
+	// iterator (nil: the segment lacks the word), the document it stands
+	// on (noDoc past its last) and that document's positions. zap's
+	// iterator, advanced to the document it returned last, returns the
+	// next one, so a document asked about again is answered from these.
+	open bool
+	its  []segment.PostingsIterator
+	read []bool
+	at   []uint64
+	locs [][]segment.Location
+}
+
+// enter makes the check read the segment of dict (deleted documents del,
+// nil: none).
+func (c *phraseCheck) enter(dict segment.TermDictionary, del *roaring.Bitmap) {
+	c.dict, c.del, c.open = dict, del, false
+}
+
+// holds reports whether local document d matches the phrase of words; d
+// is never below a document asked about before in the segment.
+func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
+	if !c.open {
+		n := len(words)
+		c.its, c.read, c.at, c.locs = make([]segment.PostingsIterator, n), make([]bool, n), make([]uint64, n), make([][]segment.Location, n)
+		for i, w := range words {
+			pl, err := c.dict.PostingsList([]byte(w), c.del, nil)
+			if err != nil {
+				return false, fmt.Errorf("index: %w", err)
+			}
+			if pl != nil && pl.Count() > 0 {
+				c.its[i] = pl.Iterator(false, false, true, nil)
+			}
+		}
+		c.open = true
+	}
+	for i, it := range c.its {
+		if it == nil {
+			return false, nil
+		}
+		if !c.read[i] || c.at[i] < d {
+			c.read[i] = true
+			p, err := it.Advance(d)
+			if err != nil {
+				return false, fmt.Errorf("index: %w", err)
+			}
+			c.at[i], c.locs[i] = noDoc, nil
+			if p != nil {
+				c.at[i], c.locs[i] = p.Number(), p.Locations()
+			}
+		}
+		if c.at[i] != d {
+			return false, nil
+		}
+	}
+	first := c.toks[0]
+	for _, l0 := range c.locs[first.word] {
+		if c.placed(l0) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// placed reports whether every token of the phrase after the first
+// stands at its offset from the first token's place l0.
+func (c *phraseCheck) placed(l0 segment.Location) bool {
+	for _, tk := range c.toks[1:] {
+		found := false
+		for _, l := range c.locs[tk.word] {
+			if l.Pos() == l0.Pos()+tk.off && slices.Equal(l.ArrayPositions(), l0.ArrayPositions()) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // settle sets a phrase's current local document from its cursor.
@@ -166,18 +301,14 @@ type phraseCursor struct {
 	steps int    // matches asked for; 0: cur is not one yet
 }
 
-// newPhraseCursor opens q's searcher over r; a cursor that only checks
-// (check) finds no match until it is asked to.
-func (ix *Index) newPhraseCursor(ctx context.Context, q query.Query, r bindex.IndexReader, check bool) (*phraseCursor, error) {
+// newPhraseCursor opens q's searcher over r, standing on its first match.
+func (ix *Index) newPhraseCursor(ctx context.Context, q query.Query, r bindex.IndexReader) (*phraseCursor, error) {
 	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), search.SearcherOptions{Score: "none"})
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
 	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize()+1, 0), IndexReader: r}
 	p := &phraseCursor{ctx: ctx, s: s, sctx: sctx}
-	if check {
-		return p, nil
-	}
 	if err := p.next(); err != nil {
 		_ = s.Close()
 		return nil, err

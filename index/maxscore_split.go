@@ -114,14 +114,12 @@ func (s *sharedTheta) raise(v float64) {
 func (ix *Index) cloneTerms(ctx context.Context, ts []msTerm, st *collStats) ([]msTerm, error) {
 	out := make([]msTerm, len(ts))
 	for i, t := range ts {
-		t.it, t.ph, t.conj = nil, nil, nil
+		t.it, t.ph, t.pc, t.conj = nil, nil, nil, nil
 		if t.phrase {
-			ph, err := ix.newPhraseCursor(ctx, t.pq, st.r, t.words != nil)
-			if err != nil {
+			if err := ix.phraseCursors(ctx, &t, st.r); err != nil {
 				closePhrases(out[:i])
 				return nil, err
 			}
-			t.ph = ph
 		}
 		out[i] = t
 	}

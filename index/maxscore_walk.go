@@ -100,6 +100,7 @@ func (w *msWalk) enter(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapsho
 		if t.phrase {
 			t.cur, t.stale, t.base, t.segEnd = noDoc, true, base, base+n
 			if t.words != nil {
+				t.pc.enter(dict, ss.Deleted())
 				if err := w.openConj(t, ss, segs, dict, del); err != nil {
 					return err
 				}
@@ -402,7 +403,7 @@ func (w *msWalk) candidate(d, base uint64, ords []uint32, order []int, ess int, 
 		return false, nil
 	}
 	if !matched && lazy {
-		if ok, err := w.verify(base + d); err != nil || !ok {
+		if ok, err := w.verify(d, base); err != nil || !ok {
 			return false, err
 		}
 	}
