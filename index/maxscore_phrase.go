@@ -186,7 +186,7 @@ type phraseTok struct {
 // place of the first token with every other token at its offset from it,
 // in the same array positions. Bleve's searcher, asked about a document
 // that does not match, read on to the next match, every document holding
-// the words on the way: over a hundred runs of the 1M bench's questions
+// the words on the way: over eight rounds of the 1M bench's 18 questions
 // holding a phrase, its Advance was 0.31 of the walk's 1.31 s of CPU
 // (2026-12-06). The check reads the positions of the document asked
 // about alone.
@@ -200,11 +200,12 @@ type phraseCheck struct {
 	// on (noDoc past its last) and that document's positions. zap's
 	// iterator, advanced to the document it returned last, returns the
 	// next one, so a document asked about again is answered from these.
-	open bool
-	its  []segment.PostingsIterator
-	read []bool
-	at   []uint64
-	locs [][]segment.Location
+	open   bool
+	its    []segment.PostingsIterator
+	read   []bool
+	at     []uint64
+	locs   [][]segment.Location
+	sorted []bool // locs ascend by position
 }
 
 // enter makes the check read the segment of dict (deleted documents del,
@@ -218,7 +219,8 @@ func (c *phraseCheck) enter(dict segment.TermDictionary, del *roaring.Bitmap) {
 func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 	if !c.open {
 		n := len(words)
-		c.its, c.read, c.at, c.locs = make([]segment.PostingsIterator, n), make([]bool, n), make([]uint64, n), make([][]segment.Location, n)
+		c.its, c.read, c.at = make([]segment.PostingsIterator, n), make([]bool, n), make([]uint64, n)
+		c.locs, c.sorted = make([][]segment.Location, n), make([]bool, n)
 		for i, w := range words {
 			pl, err := c.dict.PostingsList([]byte(w), c.del, nil)
 			if err != nil {
@@ -243,6 +245,7 @@ func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 			c.at[i], c.locs[i] = noDoc, nil
 			if p != nil {
 				c.at[i], c.locs[i] = p.Number(), p.Locations()
+				c.sorted[i] = slices.IsSortedFunc(c.locs[i], func(a, b segment.Location) int { return cmp.Compare(a.Pos(), b.Pos()) })
 			}
 		}
 		if c.at[i] != d {
@@ -262,18 +265,30 @@ func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 // stands at its offset from the first token's place l0.
 func (c *phraseCheck) placed(l0 segment.Location) bool {
 	for _, tk := range c.toks[1:] {
-		found := false
-		for _, l := range c.locs[tk.word] {
-			if l.Pos() == l0.Pos()+tk.off && slices.Equal(l.ArrayPositions(), l0.ArrayPositions()) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !hasPlace(c.locs[tk.word], c.sorted[tk.word], l0.Pos()+tk.off, l0.ArrayPositions()) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasPlace reports whether locs hold position pos in the array positions
+// ap. zap lists a document's places of a word in ascending position
+// (sorted), so a binary search finds it: a phrase whose words a long text
+// repeats costs its places times the logarithm, not their product (which
+// Bleve's findPhrasePaths costs). Places out of order are searched one by
+// one.
+func hasPlace(locs []segment.Location, sorted bool, pos uint64, ap []uint64) bool {
+	if !sorted {
+		return slices.ContainsFunc(locs, func(l segment.Location) bool { return l.Pos() == pos && slices.Equal(l.ArrayPositions(), ap) })
+	}
+	i, _ := slices.BinarySearchFunc(locs, pos, func(l segment.Location, p uint64) int { return cmp.Compare(l.Pos(), p) })
+	for ; i < len(locs) && locs[i].Pos() == pos; i++ {
+		if slices.Equal(locs[i].ArrayPositions(), ap) {
+			return true
+		}
+	}
+	return false
 }
 
 // settle sets a phrase's current local document from its cursor.
