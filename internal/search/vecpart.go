@@ -414,7 +414,10 @@ type searchPart struct {
 // entries searched by itself (measured one by one too while it has at
 // most exactEntries allowed entries). The caller holds emu (read).
 func (p *partition) search(ctx context.Context, q []float32, allowed *roaring.Bitmap, depth int, cm *chunkMap) (map[uint32]VectorHit, error) {
-	best := map[uint32]VectorHit{}
+	// Sized for depth entries (up to maxPresize): grown from empty, the
+	// maps of a 1M hybrid call's vector leg (200 entries) rehashed their
+	// way up, 0.07 ms of its 1.17 ms of CPU (2026-12-06).
+	best := make(map[uint32]VectorHit, min(max(depth, 0), maxPresize))
 	var parts []searchPart
 	rest := allowed
 	if !p.inGraphs.IsEmpty() {
@@ -450,6 +453,9 @@ func (p *partition) search(ctx context.Context, q []float32, allowed *roaring.Bi
 	return best, nil
 }
 
+// maxPresize caps the entries a search's maps are sized for ahead.
+const maxPresize = 1024
+
 // keysOf is the chunk keys of the ordinals of b.
 func keysOf(b *roaring.Bitmap, cm *chunkMap) []uint64 {
 	keys := make([]uint64, 0, b.GetCardinality())
@@ -466,7 +472,7 @@ func (part *searchPart) run(ctx context.Context, q []float32, depth int, cm *chu
 	if part.keys != nil && len(part.keys) == 0 {
 		return nil
 	}
-	mine := map[uint32]VectorHit{}
+	mine := make(map[uint32]VectorHit, min(max(depth, 0), maxPresize))
 	for k := depth; ; k *= 2 {
 		var hits []vector.Hit
 		var err error
