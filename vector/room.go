@@ -37,46 +37,49 @@ var trimMin int64 = 1 << 20
 // collection runs. Why: a million-entry load left the vector index 31
 // MiB above its size after a restart from a snapshot (288 against 257
 // MiB of Go heap, the 1M bench's RSS after the searches 664 MiB, 2026-12-06),
-// which the snapshot's exact sizes do not have. The arrays are copied
+// which the snapshot's exact sizes do not have. Each array is copied
 // under the read lock, so searches go on, and swapped in under the write
-// lock only if no write came meanwhile (0 then: the next idle spell tries
-// again). Peak memory grows by the arrays' size while they are copied.
-func (ix *Index) Trim() int64 {
+// lock only if no write came meanwhile (else it keeps its capacity until
+// the next idle spell). The copies spend *budget (the memory limit's
+// headroom, shared by the indexes trimmed together): an array whose copy
+// does not fit keeps its capacity, whether or not a collection frees the
+// old arrays between two copies.
+func (ix *Index) Trim(budget *int64) int64 {
 	ix.mu.RLock()
-	if ix.slack() < trimMin {
+	slack := ix.slack()
+	ix.mu.RUnlock()
+	if slack < trimMin {
+		return 0
+	}
+	return trimArray(ix, &ix.vecs, 4, budget) + trimArray(ix, &ix.bytes8, 1, budget) +
+		trimArray(ix, &ix.scale8, 4, budget) + trimArray(ix, &ix.codes, 1, budget) +
+		trimArray(ix, &ix.keys, 8, budget) + trimArray(ix, &ix.levels, 1, budget) +
+		trimArray(ix, &ix.links0, 4, budget) + trimArray(ix, &ix.dead, 8, budget) +
+		trimArray(ix, &ix.freed, 8, budget) + trimArray(ix, &ix.free, 4, budget)
+}
+
+// trimArray gives the node array *a (elements of size bytes) the length
+// of its capacity when a copy fits in *budget, which it spends, and
+// returns the bytes freed.
+func trimArray[S ~[]T, T any](ix *Index, a *S, size int, budget *int64) int64 {
+	ix.mu.RLock()
+	s := *a
+	spare, need := unused(s, size), int64(len(s))*int64(size)
+	if spare == 0 || need > *budget {
 		ix.mu.RUnlock()
 		return 0
 	}
 	seen := ix.writes
-	t := nodeArrays{
-		vecs: exact(ix.vecs), bytes8: exact(ix.bytes8), scale8: exact(ix.scale8), codes: exact(ix.codes),
-		keys: exact(ix.keys), levels: exact(ix.levels), links0: exact(ix.links0),
-		dead: exact(ix.dead), freed: exact(ix.freed), free: exact(ix.free),
-	}
-	freed := ix.slack()
+	c := exact(s)
 	ix.mu.RUnlock()
+	*budget -= need
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.writes != seen {
 		return 0
 	}
-	ix.vecs, ix.bytes8, ix.scale8, ix.codes = t.vecs, t.bytes8, t.scale8, t.codes
-	ix.keys, ix.levels, ix.links0 = t.keys, t.levels, t.links0
-	ix.dead, ix.freed, ix.free = t.dead, t.freed, t.free
-	return freed
-}
-
-// nodeArrays are the per-node arrays Trim copies.
-type nodeArrays struct {
-	vecs        []float32
-	bytes8      []int8
-	scale8      []float32
-	codes       []byte
-	keys        []uint64
-	levels      []uint8
-	links0      []uint32
-	dead, freed bitset
-	free        []uint32
+	*a = c
+	return spare
 }
 
 // slack is the node arrays' unused capacity in bytes. The caller holds

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -44,7 +45,8 @@ func TestTrimKeepsIndex(t *testing.T) {
 	if slack == 0 {
 		t.Fatal("no unused capacity to trim after 2,500 inserts")
 	}
-	if got := ix.Trim(); got != slack {
+	budget := int64(math.MaxInt64)
+	if got := ix.Trim(&budget); got != slack {
 		t.Fatalf("Trim freed %d bytes, want the %d unused", got, slack)
 	}
 	if ix.slack() != 0 || cap(ix.vecs) != len(ix.vecs) || cap(ix.links0) != len(ix.links0) {
@@ -53,7 +55,7 @@ func TestTrimKeepsIndex(t *testing.T) {
 	if got := searchAll(t, ix, vecs[2500:2600]); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatal("search results changed by Trim")
 	}
-	if ix.Trim() != 0 {
+	if ix.Trim(&budget) != 0 {
 		t.Fatal("a second Trim freed memory")
 	}
 	twin := build(t, vecs, Options{Seed: 3})
@@ -64,6 +66,35 @@ func TestTrimKeepsIndex(t *testing.T) {
 	}
 	if got, want := searchAll(t, ix, vecs[:100]), searchAll(t, twin, vecs[:100]); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatal("an index trimmed midway answers unlike one built without")
+	}
+}
+
+// Trim copies only what its budget holds: an array whose copy does not
+// fit keeps its capacity, and the copies made never pass the budget.
+func TestTrimWithinBudget(t *testing.T) {
+	defer func(m int64) { trimMin = m }(trimMin)
+	trimMin = 1
+	ix := build(t, clustered(13, 2500, 16, 0.6), Options{Seed: 7})
+	vecBytes, linkBytes := int64(len(ix.vecs))*4, int64(len(ix.links0))*4
+	if cap(ix.vecs) == len(ix.vecs) || cap(ix.links0) == len(ix.links0) {
+		t.Fatal("no unused capacity in the vectors or the lists")
+	}
+	zero := int64(0)
+	if ix.Trim(&zero) != 0 || cap(ix.vecs) == len(ix.vecs) {
+		t.Fatal("Trim copied with no budget")
+	}
+	// Room for the lists (the larger array) and what is smaller, not for
+	// the vectors too.
+	budget := max(linkBytes, vecBytes) + int64(len(ix.keys))*8 + int64(len(ix.levels)) + 1024
+	start := budget
+	if ix.Trim(&budget) == 0 {
+		t.Fatal("nothing trimmed within a budget for the larger array")
+	}
+	if budget < 0 {
+		t.Fatalf("copies spent %d bytes of a %d budget", start-budget, start)
+	}
+	if both := cap(ix.vecs) == len(ix.vecs) && cap(ix.links0) == len(ix.links0); both {
+		t.Fatal("both large arrays were copied within a budget for one of them")
 	}
 }
 
@@ -85,7 +116,8 @@ func TestTrimDuringWrites(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				if ix.Trim() > 0 {
+				budget := int64(math.MaxInt64)
+				if ix.Trim(&budget) > 0 {
 					trims++
 				}
 			}

@@ -24,6 +24,7 @@ package memrelease
 import (
 	"context"
 	"log/slog"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -80,6 +81,19 @@ const (
 	totalMetric    = "/memory/classes/total:bytes"
 	releasedMetric = "/memory/classes/heap/released:bytes"
 )
+
+// Headroom is how many bytes the process may still map before it reaches
+// its soft memory limit (debug.SetMemoryLimit, MEMORY_LIMIT_MB): the limit
+// less the memory the runtime holds, 0 past it, math.MaxInt64 without a
+// limit.
+func Headroom() int64 {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return limit
+	}
+	_, retained := Stats()
+	return max(limit-int64(retained), 0)
+}
 
 // Stats reads the cumulative bytes allocated on the heap and the memory
 // the runtime holds from the system (mapped and not released).

@@ -2,6 +2,8 @@ package memrelease
 
 import (
 	"context"
+	"math"
+	"runtime/debug"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -91,5 +93,24 @@ func onceAfter(t *testing.T, mib int, ch chan struct{}, what string) {
 	case <-ch:
 		t.Fatalf("a second %s without more allocation", what)
 	default:
+	}
+}
+
+// Headroom is unbounded without a limit, the limit less what the runtime
+// holds under one, and never negative past it.
+func TestHeadroom(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	if got := Headroom(); got != math.MaxInt64 {
+		t.Fatalf("no limit: headroom %d", got)
+	}
+	_, retained := Stats()
+	debug.SetMemoryLimit(int64(retained) + 64<<20)
+	if got := Headroom(); got <= 0 || got > 64<<20+16<<20 {
+		t.Fatalf("limit 64 MiB above the %d bytes held: headroom %d", retained, got)
+	}
+	debug.SetMemoryLimit(1)
+	if got := Headroom(); got != 0 {
+		t.Fatalf("limit past: headroom %d", got)
 	}
 }

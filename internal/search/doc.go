@@ -31,6 +31,7 @@ import (
 	"os"
 
 	"github.com/contextd/contextd/index"
+	"github.com/contextd/contextd/internal/memrelease"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -203,11 +204,12 @@ type releaser interface {
 // nil or out of process), which the warm-up read too. Both keep working:
 // what a later call touches is faulted back in from the kernel's page
 // cache. The vector leg's arrays (vecs may be nil) give back the capacity
-// their growth left unused (vector.Index.Trim).
+// their growth left unused (vector.Index.Trim), copied within the memory
+// limit's headroom (memrelease.Headroom).
 func ReleaseMemory(ctx context.Context, st any, ft *FullText, vecs *Vectors) error {
 	var errs []error
 	if vecs != nil && vecs.ix != nil {
-		vecs.ix.trim()
+		vecs.ix.trim(memrelease.Headroom())
 	}
 	if ft != nil && ft.ix != nil {
 		errs = append(errs, ft.ix.WarmSearch())

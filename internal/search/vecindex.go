@@ -470,15 +470,16 @@ func (vi *vecIndex) counts(acc persist.Access) (entries, chunks int) {
 }
 
 // trim hands back the graphs' and the pool's unused capacity
-// (vector.Index.Trim) and returns the bytes freed. Holding emu for
-// reading keeps applies out while the arrays are copied; searches go on.
-func (vi *vecIndex) trim() int64 {
+// (vector.Index.Trim) and returns the bytes freed; the copies take at
+// most budget bytes. Holding emu for reading keeps applies out while the
+// arrays are copied; searches go on.
+func (vi *vecIndex) trim(budget int64) int64 {
 	vi.emu.RLock()
 	defer vi.emu.RUnlock()
-	freed := vi.p.pool.Trim()
+	freed := vi.p.pool.Trim(&budget)
 	for _, s := range vi.p.graphs {
 		if s.g != nil {
-			freed += s.g.Trim()
+			freed += s.g.Trim(&budget)
 		}
 	}
 	return freed
