@@ -239,6 +239,11 @@ func (e *Engine) SearchKnowledge(ctx context.Context, req KnowledgeSearchRequest
 // this engine before the call is Ready or Failed.
 func (e *Engine) WaitKnowledgeIdle(ctx context.Context) error { return e.know.WaitIdle(ctx) }
 
+// WaitIndexSettled waits until the in-process full-text index has merged
+// and compacted the changes applied so far, and warmed what that made, or
+// ctx ends: what a bench measures after a load is the settled index.
+func (e *Engine) WaitIndexSettled(ctx context.Context) error { return e.fts.WaitSettled(ctx) }
+
 // FormatKnowledgeBytes renders a size as container_stats does: "512 B",
 // "1.0 KB", "2.4 MB", "1.1 GB".
 func FormatKnowledgeBytes(n int64) string { return knowledge.FormatBytes(n) }

@@ -39,15 +39,8 @@ func TestWarmSearch(t *testing.T) {
 // off settle, every live segment has its ordinal array and blocks without
 // a search or an idle upkeep asking for them.
 func TestWarmAfterMerges(t *testing.T) {
-	old := warmMinDocs
-	warmMinDocs = 1 // every segment counts as large here
-	defer func() { warmMinDocs = old }()
 	ctx := context.Background()
-	ix, err := Open(Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openWarmAll(t)
 	ix.merges.warmed, ix.merges.stopped = make(chan struct{}, 1024), make(chan struct{}, 1024)
 	for b := range 24 {
 		var docs []Doc
@@ -78,6 +71,23 @@ func TestWarmAfterMerges(t *testing.T) {
 	if err != nil || ids(res) != "d05038,d05031,d05024,d05017,d05010,d05003" {
 		t.Fatalf("after the warm-ups: %q, %v", ids(res), err)
 	}
+}
+
+// openWarmAll opens an index with a snapshot directory, closed when t
+// ends, in which every segment counts as large enough for blocks.
+func openWarmAll(t *testing.T) *Index {
+	t.Helper()
+	old := warmMinDocs
+	warmMinDocs = 1
+	ix, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ix.Close()
+		warmMinDocs = old
+	})
+	return ix
 }
 
 // readSegments returns the segments of a reader of ix and the reader's

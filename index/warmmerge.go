@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -36,6 +38,10 @@ type mergeWatch struct {
 	running atomic.Bool
 	again   atomic.Bool   // a change came: warm when things settle
 	changes atomic.Uint64 // changes applied
+	// done is closed when the watcher that made it ends (WaitSettled);
+	// nil before the first one.
+	mu   sync.Mutex
+	done chan struct{}
 	// warmed and stopped, when set (tests), hear of each warm-up the
 	// watcher ran and of its end.
 	warmed, stopped chan struct{}
@@ -47,16 +53,52 @@ func (ix *Index) watchMerges() {
 	ix.merges.changes.Add(1)
 	ix.merges.again.Store(true)
 	if ix.merges.running.CompareAndSwap(false, true) {
-		go ix.warmAfterMerges()
+		done := make(chan struct{})
+		ix.merges.mu.Lock()
+		ix.merges.done = done
+		ix.merges.mu.Unlock()
+		go ix.warmAfterMerges(done)
 	}
 }
 
-func (ix *Index) warmAfterMerges() {
+// Settle starts the watcher without a change: an index opened from its
+// snapshot has its segments warmed and compacted (compact.go) once
+// things settle.
+func (ix *Index) Settle() { ix.watchMerges() }
+
+// WaitSettled waits until the watcher has ended, or ctx does: the merges
+// of the changes applied before the call, the compaction after them and
+// the warm-ups of what they made are done (a change applied meanwhile
+// starts them again, and the wait goes on).
+func (ix *Index) WaitSettled(ctx context.Context) error {
+	for {
+		ix.merges.mu.Lock()
+		done := ix.merges.done
+		ix.merges.mu.Unlock()
+		if done == nil {
+			return nil
+		}
+		select {
+		case <-done:
+			ix.merges.mu.Lock()
+			same := ix.merges.done == done
+			ix.merges.mu.Unlock()
+			if same {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (ix *Index) warmAfterMerges(done chan struct{}) {
 	t := time.NewTicker(mergeWatchInterval)
 	defer t.Stop()
 	if ix.merges.stopped != nil {
 		defer func() { ix.merges.stopped <- struct{}{} }()
 	}
+	defer close(done)
 	idle := 0
 	var warmed, changes uint64 // merges introduced when the last warm-up began; changes at the last tick
 	for range t.C {
@@ -83,6 +125,10 @@ func (ix *Index) warmAfterMerges() {
 				return
 			}
 			idle = 0
+			continue
+		}
+		if ix.compact() {
+			idle = 0 // and warm what it made once things settle
 			continue
 		}
 		ix.merges.running.Store(false)

@@ -92,10 +92,15 @@ func (b *bleveTarget) start(ctx context.Context) error {
 		// older watermark (re-applying a row is idempotent for both).
 		b.follow.Resume(min(cwm, wm))
 		go func() { _ = b.ix.WarmSearch() }() // the first searches' arrays and bounds, ahead (index/warm.go)
+		b.ix.Settle()                         // and a layout a load left, compacted (index/compact.go)
 		return nil
 	}
 	b.follow.Resume(wm)
-	return b.loadCatalog(ctx, why)
+	if err := b.loadCatalog(ctx, why); err != nil {
+		return err
+	}
+	b.ix.Settle()
+	return nil
 }
 
 // rebuild indexes every entry from SQL. The watermark is the change-log

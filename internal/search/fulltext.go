@@ -174,6 +174,16 @@ func (ft *FullText) Language() string          { return ft.lang }
 // Index is the in-process index, nil with another backend.
 func (ft *FullText) Index() *index.Index { return ft.ix }
 
+// WaitSettled waits until the in-process index's work beside the calls
+// (merges, compaction, warm-ups: index.WaitSettled) is done, or ctx ends;
+// at once with another backend.
+func (ft *FullText) WaitSettled(ctx context.Context) error {
+	if ft == nil || ft.ix == nil {
+		return nil
+	}
+	return ft.ix.WaitSettled(ctx)
+}
+
 // NativeHighlights reports a native engine that highlights its hits.
 func (ft *FullText) NativeHighlights() bool {
 	return ft.native != nil && ft.native.FullTextInfo().Highlights
