@@ -20,8 +20,9 @@ import (
 // is looked up, and its lists opened and walked, once per segment. On one
 // 1M-entry database (2026-12-06, the hybrid row's hundred questions,
 // processes alternated twice), 25 segments (ten of about 100k documents,
-// fifteen smaller) answered in a median of 7.3-8.4 ms, full-text leg
-// 3.7-4.1 ms; the same entries in 2 segments in 4.2-5.0 ms, leg 2.3-2.6.
+// fifteen smaller) answered in a median of 7.1-7.8 ms, full-text leg
+// 3.7-4.2 ms; the same entries in 2 segments in 4.2-5.0 ms, leg 2.3-2.6
+// (docs/benchmarks.md).
 //
 // So when the merge watcher finds the index settled (warmmerge.go), it
 // merges the tail: the smallest segments, as many as it takes for every
