@@ -52,12 +52,13 @@ type mergeWatch struct {
 func (ix *Index) watchMerges() {
 	ix.merges.changes.Add(1)
 	ix.merges.again.Store(true)
+	// Under mu, so that a WaitSettled meanwhile finds either the watcher
+	// before this one, or this one's done.
+	ix.merges.mu.Lock()
+	defer ix.merges.mu.Unlock()
 	if ix.merges.running.CompareAndSwap(false, true) {
-		done := make(chan struct{})
-		ix.merges.mu.Lock()
-		ix.merges.done = done
-		ix.merges.mu.Unlock()
-		go ix.warmAfterMerges(done)
+		ix.merges.done = make(chan struct{})
+		go ix.warmAfterMerges(ix.merges.done)
 	}
 }
 
