@@ -74,7 +74,8 @@ func TestWarmAfterMerges(t *testing.T) {
 }
 
 // openWarmAll opens an index with a snapshot directory, closed when t
-// ends, in which every segment counts as large enough for blocks.
+// ends, in which every segment counts as large enough for blocks and the
+// merge watcher ticks every 5 ms (settled after 100 ms, not a second).
 func openWarmAll(t *testing.T) *Index {
 	t.Helper()
 	old := warmMinDocs
@@ -83,6 +84,7 @@ func openWarmAll(t *testing.T) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ix.merges.tick = 5 * time.Millisecond
 	t.Cleanup(func() {
 		_ = ix.Close()
 		warmMinDocs = old

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -43,8 +44,10 @@ type mergeWatch struct {
 	mu   sync.Mutex
 	done chan struct{}
 	// warmed and stopped, when set (tests), hear of each warm-up the
-	// watcher ran and of its end.
+	// watcher ran and of its end; tick, when set (tests, before the first
+	// change), replaces mergeWatchInterval.
 	warmed, stopped chan struct{}
+	tick            time.Duration
 }
 
 // watchMerges has the segments of the change just applied, and of the
@@ -94,7 +97,7 @@ func (ix *Index) WaitSettled(ctx context.Context) error {
 }
 
 func (ix *Index) warmAfterMerges(done chan struct{}) {
-	t := time.NewTicker(mergeWatchInterval)
+	t := time.NewTicker(cmp.Or(ix.merges.tick, mergeWatchInterval))
 	defer t.Stop()
 	if ix.merges.stopped != nil {
 		defer func() { ix.merges.stopped <- struct{}{} }()
