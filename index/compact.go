@@ -66,8 +66,9 @@ func compactBound(sizes []uint64) (bound uint64, kept int) {
 
 // compact merges the index's tail (see above) and reports whether a merge
 // was introduced (not when Bleve found nothing to merge: the tail's
-// segments not yet persisted, or the index closed). It holds ix.life only to find the segments, so
-// a Close meanwhile ends the merge rather than waiting for it.
+// segments not yet persisted, or the index closed). It holds ix.life only
+// to find the segments, so a Close meanwhile ends the merge rather than
+// waiting for it.
 func (ix *Index) compact() bool {
 	s, bound, kept := ix.compactPlan()
 	if s == nil {

@@ -103,3 +103,34 @@ func TestCompactAfterChanges(t *testing.T) {
 		t.Fatalf("settled segments %v (ids %v): the tail is left, or the large segment %d was merged", sizes, ids, big)
 	}
 }
+
+// TestSettleCompactsSnapshot: a snapshot closed before its watcher
+// settled keeps the segments its changes made; opened again, Settle
+// compacts them without a change.
+func TestSettleCompactsSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyBatches(t, ix, 0, 3, 2100) // closed within the watcher's first second
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if sizes, _ := segmentSizes(t, ix); len(sizes) != 3 {
+		t.Fatalf("reopened with segments %v, want the three changes'", sizes)
+	}
+	ix.merges.tick = 5 * time.Millisecond
+	ix.Settle()
+	if err := ix.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if sizes, _ := segmentSizes(t, ix); len(sizes) != 1 || sizes[0] != 6300 {
+		t.Fatalf("settled segments %v, want one of 6300", sizes)
+	}
+}
