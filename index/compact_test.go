@@ -113,15 +113,8 @@ func TestSettleCompactsSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyBatches(t, ix, 0, 3, 2100) // closed within the watcher's first second
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err = Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	applyBatches(t, ix, 0, 3, 2100)
+	ix = reopen(t, ix, dir) // closed within the watcher's first second
 	if sizes, _ := segmentSizes(t, ix); len(sizes) != 3 {
 		t.Fatalf("reopened with segments %v, want the three changes'", sizes)
 	}

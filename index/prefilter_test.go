@@ -165,14 +165,7 @@ func TestPrefilterMatchesTerms(t *testing.T) {
 		}
 	}
 	compare()
-	if err := ix.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err = Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix = reopen(t, ix, dir)
 	if ix.Fresh() {
 		t.Fatal("reopened fresh")
 	}

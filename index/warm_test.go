@@ -92,6 +92,21 @@ func openWarmAll(t *testing.T) *Index {
 	return ix
 }
 
+// reopen closes ix and opens the snapshot in dir again, closed when t
+// ends.
+func reopen(t *testing.T, ix *Index, dir string) *Index {
+	t.Helper()
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	return ix
+}
+
 // readSegments returns the segments of a reader of ix and the reader's
 // close.
 func readSegments(t *testing.T, ix *Index) ([]*scorch.SegmentSnapshot, func()) {
