@@ -78,7 +78,9 @@ func TestCranfieldEvalPgvector(t *testing.T) {
 	}
 	ctx := context.Background()
 	none := 0
-	st, err := postgres.Open(ctx, postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 2, StatementCacheSize: &none})
+	// One connection: PGlite's one backend session interleaves the
+	// statements of hybrid search's two legs (server's openPGliteStore).
+	st, err := postgres.Open(ctx, postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 1, StatementCacheSize: &none})
 	if err != nil {
 		t.Fatal(err)
 	}
