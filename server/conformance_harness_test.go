@@ -80,20 +80,13 @@ func vectorKinds() []storeKind {
 }
 
 // openPGliteStore opens a store on the PGlite server: schema public, one
-// connection, no prepared statements (its one backend session is shared
-// by every connection; see pgtest.Lite).
+// connection (pgtest.LiteEngineConns), no prepared statements (its one
+// backend session is shared by every connection; see pgtest.Lite).
 func openPGliteStore(t testing.TB) persist.Store {
 	t.Helper()
 	url, schema := pgtest.Lite(t)
 	none := 0
-	// One pooled connection: PGlite runs every connection in one backend
-	// session and interleaves their statements outside transactions, so
-	// two statements in flight at once (hybrid search's legs) can break
-	// each other there, where PostgreSQL gives each connection a session
-	// of its own. In CI a hybrid call's full-text leg failed reading the
-	// full-text state while the semantic leg ran beside it
-	// (TestHybridResponseShape, 1 run in some 400 under load, 2026-12-06).
-	st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 1, StatementCacheSize: &none})
+	st, err := postgres.Open(context.Background(), postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: pgtest.LiteEngineConns, StatementCacheSize: &none})
 	if err != nil {
 		t.Fatalf("open PGlite store: %v", err)
 	}

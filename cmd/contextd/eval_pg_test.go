@@ -78,9 +78,7 @@ func TestCranfieldEvalPgvector(t *testing.T) {
 	}
 	ctx := context.Background()
 	none := 0
-	// One connection: PGlite's one backend session interleaves the
-	// statements of hybrid search's two legs (server's openPGliteStore).
-	st, err := postgres.Open(ctx, postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: 1, StatementCacheSize: &none})
+	st, err := postgres.Open(ctx, postgres.Options{URL: url, Schema: schema, PoolMin: 1, PoolMax: pgtest.LiteEngineConns, StatementCacheSize: &none})
 	if err != nil {
 		t.Fatal(err)
 	}

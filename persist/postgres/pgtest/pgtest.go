@@ -129,6 +129,16 @@ func Role(t testing.TB, url, schema string) string {
 // PostgreSQL 15 cluster (no pgvector) cannot run.
 const LiteEnv = "CONTEXTD_TEST_PGLITE_URL"
 
+// LiteEngineConns is the pool size of an engine's store on PGlite: one.
+// PGlite runs every connection in one backend session and interleaves
+// their statements outside transactions, so two statements in flight at
+// once (hybrid search's legs) can break each other there, where
+// PostgreSQL gives each connection a session of its own. With two, a
+// hybrid call's full-text leg failed reading the full-text state while
+// the semantic leg ran beside it (TestHybridResponseShape in CI, once in
+// some 600 runs under load, 2026-12-06).
+const LiteEngineConns = 1
+
 // liteMu serializes the tests of this process on PGlite, and a lock file
 // (flock) those of every test binary (go test runs packages in parallel):
 // its one backend session is shared by every connection (search_path,
