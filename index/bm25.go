@@ -72,33 +72,13 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 	if len(hits) == 0 || len(terms) == 0 {
 		return nil
 	}
-	r := st.r
-	type cand struct {
-		hit   *search.DocumentMatch
-		iid   bindex.IndexInternalID
-		score float64
+	iids, err := readerIDs(st.r, hits)
+	if err != nil {
+		return err
 	}
-	cands := make([]cand, 0, len(hits))
-	for _, h := range hits {
-		// The search ran on a snapshot of its own: its internal id is
-		// this reader's when it names the same entry (no merge or write
-		// in between, the common case); otherwise look the id up.
-		iid := h.IndexInternalID
-		if ext, err := r.ExternalID(iid); iid == nil || err != nil || ext != h.ID {
-			if iid, err = r.InternalID(h.ID); err != nil {
-				return err
-			}
-		}
-		c := cand{hit: h}
-		if iid != nil {
-			c.iid = append(bindex.IndexInternalID(nil), iid...)
-		}
-		cands = append(cands, c)
-	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].iid.Compare(cands[j].iid) < 0 })
+	scores := make([]float64, len(hits))
 	avgdl := st.avgdl()
 	order, qtf := queryTerms(terms)
-	var tfd bindex.TermFieldDoc
 	for _, t := range order {
 		tfr, idf, err := st.termReader(ctx, t, qtf[t])
 		if err != nil {
@@ -107,35 +87,16 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 		if tfr == nil {
 			continue
 		}
-		var cur bindex.IndexInternalID // the reader's position
-		var freq uint64
-		var norm float64
-		for i := range cands {
-			iid := cands[i].iid
-			if iid == nil {
-				continue
-			}
-			if cur == nil || cur.Compare(iid) < 0 {
-				d, err := tfr.Advance(iid, tfd.Reset())
-				if err != nil {
-					tfr.Close()
-					return err
-				}
-				if d == nil {
-					break
-				}
-				cur = append(cur[:0], d.ID...)
-				freq, norm = d.Freq, d.Norm
-			}
-			if !cur.Equals(iid) {
-				continue
-			}
-			cands[i].score += bm25Term(idf, freq, norm, avgdl)
-		}
+		err = holders(tfr, iids, func(i int, d *bindex.TermFieldDoc) {
+			scores[i] += bm25Term(idf, d.Freq, d.Norm, avgdl)
+		})
 		tfr.Close()
+		if err != nil {
+			return err
+		}
 	}
-	for i := range cands {
-		cands[i].hit.Score = cands[i].score
+	for i, h := range hits {
+		h.Score = scores[i]
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -144,4 +105,83 @@ func rescoreBM25(ctx context.Context, hits []*search.DocumentMatch, terms []stri
 		return hits[i].ID > hits[j].ID
 	})
 	return nil
+}
+
+// readerIDs returns the internal ids of hits in r (nil for an entry r
+// does not hold). The search ran on a snapshot of its own: a hit's
+// internal id is r's when it names the same entry (no merge or write in
+// between, the common case); otherwise the id is looked up.
+func readerIDs(r bindex.IndexReader, hits []*search.DocumentMatch) ([]bindex.IndexInternalID, error) {
+	out := make([]bindex.IndexInternalID, len(hits))
+	for i, h := range hits {
+		iid := h.IndexInternalID
+		if ext, err := r.ExternalID(iid); iid == nil || err != nil || ext != h.ID {
+			if iid, err = r.InternalID(h.ID); err != nil {
+				return nil, fmt.Errorf("index: %w", err)
+			}
+		}
+		if iid != nil {
+			out[i] = append(bindex.IndexInternalID(nil), iid...)
+		}
+	}
+	return out, nil
+}
+
+// holders calls fn with each document of iids (by index; nil ids are
+// skipped) that tfr's term occurs in, with its posting, reading the list
+// forward once.
+func holders(tfr bindex.TermFieldReader, iids []bindex.IndexInternalID, fn func(i int, d *bindex.TermFieldDoc)) error {
+	order := make([]int, 0, len(iids))
+	for i, iid := range iids {
+		if iid != nil {
+			order = append(order, i)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return iids[order[a]].Compare(iids[order[b]]) < 0 })
+	var tfd bindex.TermFieldDoc
+	var d *bindex.TermFieldDoc
+	for _, i := range order {
+		if d == nil || d.ID.Compare(iids[i]) < 0 {
+			var err error
+			if d, err = tfr.Advance(iids[i], tfd.Reset()); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+			if d == nil {
+				return nil
+			}
+		}
+		if d.ID.Equals(iids[i]) {
+			fn(i, d)
+		}
+	}
+	return nil
+}
+
+// matchedTerms counts, for each of hits, how many of the distinct terms
+// its entry holds, from the postings of r: what the hybrid search's
+// evidence (rank.Evidence) asks of its first full-text hits, which it
+// read from their texts in SQL before (a round trip and an analysis of
+// each text, 0.17-0.36 ms of a hybrid call at 1M entries).
+func matchedTerms(ctx context.Context, r bindex.IndexReader, hits []*search.DocumentMatch, terms []string) ([]int, error) {
+	out := make([]int, len(hits))
+	if len(hits) == 0 {
+		return out, nil
+	}
+	iids, err := readerIDs(r, hits)
+	if err != nil {
+		return nil, err
+	}
+	words, _ := queryTerms(terms)
+	for _, t := range words {
+		tfr, err := r.TermFieldReader(ctx, []byte(t), fieldText, false, false, false)
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		err = holders(tfr, iids, func(i int, _ *bindex.TermFieldDoc) { out[i]++ })
+		tfr.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

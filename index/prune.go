@@ -44,7 +44,7 @@ const (
 // wrap) and returns them best first with the query that produced them.
 // readable is q's caller's readable set when the caller has it (nil:
 // computed here).
-func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query, readable *roaring.Bitmap) (*bleve.SearchResult, query.Query, error) {
+func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query, wrap func(query.Query) query.Query, readable *roaring.Bitmap) (sr *bleve.SearchResult, bq query.Query, matched []int, err error) {
 	// PoolSelection keeps the behaviour before: Bleve's pool rescored
 	// with the query's terms, and prefix queries in Bleve's own order.
 	rescore := len(b.terms) > 0 || len(b.prefixes) > 0
@@ -56,13 +56,23 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 	var units []scoreUnit
 	if rescore {
 		depth = max(depth, rescoreDepth)
-		var err error
 		if st, err = ix.readerStats(q.Access, q.GlobalStats, readable); err != nil {
-			return nil, nil, fmt.Errorf("index: search: %w", err)
+			return nil, nil, nil, fmt.Errorf("index: search: %w", err)
 		}
 		defer st.close()
 		if units, err = scoreUnits(st.r, b.terms, b.prefixes); err != nil {
-			return nil, nil, fmt.Errorf("index: search: %w", err)
+			return nil, nil, nil, fmt.Errorf("index: search: %w", err)
+		}
+		if q.Matched > 0 && !b.prefix && len(b.terms) > 0 {
+			// Counted on every return with the final hits, with st's
+			// reader (this runs before the deferred st.close).
+			defer func() {
+				if err == nil {
+					if matched, err = matchedTerms(ctx, st.r, sr.Hits[:min(q.Matched, len(sr.Hits))], b.terms); err != nil {
+						sr, bq = nil, nil
+					}
+				}
+			}()
 		}
 	}
 	// floor is the depth-th score of the last selection, which the next
@@ -98,13 +108,13 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 	if !rescore || len(terms) < 3 || ix.noPrune {
 		sr, err := run(tq, fullPool*depth)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return trim(sr, q.Size), wrap(tq), nil
+		return trim(sr, q.Size), wrap(tq), nil, nil
 	}
 	bounds, err := termBounds(ctx, st, terms, b.terms)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Rarest (largest bound) first; the initial selection is the fewest
 	// terms whose document counts could fill the depth.
@@ -130,9 +140,9 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		if k >= len(bounds) {
 			sr, err := run(tq, fullPool*depth)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			return trim(sr, q.Size), wrap(tq), nil
+			return trim(sr, q.Size), wrap(tq), nil, nil
 		}
 		sel := make([]query.Query, k)
 		for i := range sel {
@@ -154,7 +164,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 		}
 		sr, err := run(selq, min(max(docs, 2*depth), maxPool*depth))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rest := 0.0
 		for _, tb := range bounds[k:] {
@@ -167,7 +177,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			theta = sr.Hits[depth-1].Score
 		}
 		if rest < theta {
-			return trim(sr, q.Size), wrap(selq), nil
+			return trim(sr, q.Size), wrap(selq), nil, nil
 		}
 		floor = theta
 		// The cost bound (limits.go): a larger selection would visit more
@@ -180,7 +190,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			more += tb.df
 		}
 		if more > ix.candidateLimit() {
-			return trim(sr, q.Size), wrap(selq), nil
+			return trim(sr, q.Size), wrap(selq), nil, nil
 		}
 	}
 }

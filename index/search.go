@@ -40,6 +40,8 @@ type Query struct {
 	Size      int  // number of ranked hits wanted (the candidate depth)
 	Highlight bool // fill Hit.Spans
 	Explain   bool // fill Result.Plan
+	// Matched is how many of the first hits get Hit.Matched.
+	Matched int
 	// TermPrefilter runs the previous prefilter, Bleve term queries over
 	// the access and filter fields, instead of the catalog's bitmap: for
 	// side-by-side benchmarks and as a second oracle in tests.
@@ -63,6 +65,10 @@ type Hit struct {
 	ID    string
 	Score float64
 	Spans [][2]int
+	// Matched is how many of the query's distinct terms (Result.Terms)
+	// the entry holds, read from the postings, for the first
+	// Query.Matched hits (0 for the others and for prefix queries).
+	Matched int
 }
 
 // Result is the ranked answer, best first (score DESC, id DESC).
@@ -124,12 +130,15 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if tq == nil {
 		return res, nil
 	}
-	sr, bq, err := ix.rank(ctx, q, b, tq, wrap, readable)
+	sr, bq, matched, err := ix.rank(ctx, q, b, tq, wrap, readable)
 	if err != nil {
 		return res, err
 	}
-	for _, h := range sr.Hits {
+	for i, h := range sr.Hits {
 		hit := Hit{ID: h.ID, Score: h.Score}
+		if i < len(matched) {
+			hit.Matched = matched[i]
+		}
 		if q.Highlight {
 			hit.Spans = phraseSpans(h.Locations[fieldText], b.phrases)
 		}

@@ -1,10 +1,5 @@
 package rank
 
-import (
-	"context"
-	"strings"
-)
-
 // Query-adaptive fusion: how much the convex fusion trusts each leg
 // follows what the full-text leg found for this query, not a constant.
 //
@@ -86,14 +81,9 @@ func (e Evidence) Match() bool { return e.Terms > 0 && e.share() >= lexicalShare
 // backends measure no evidence, so the cap never applies there.
 const MatchWeight = 0.06
 
-// evidenceHits is how many of the first full-text hits are read for the
-// evidence: the best hit is not always the one holding the most terms.
-const evidenceHits = 3
-
-// evidenceChars caps the text read of each hit, in bytes: the terms a
-// whole source file holds are found in its first 64 KiB as well, and the
-// matcher's cost grows with the text.
-const evidenceChars = 64 << 10
+// EvidenceHits is how many of the first full-text hits the evidence
+// reads: the best hit is not always the one holding the most terms.
+const EvidenceHits = 3
 
 // lexical is how strongly the evidence says the query matched lexically,
 // in [0, 1].
@@ -118,60 +108,25 @@ func AdaptiveWeight(base, matchCap float64, e Evidence) float64 {
 	return a
 }
 
-// Evidence measures the full-text leg's evidence from the texts of its
-// first hits: the query's terms are the hits' (the in-process index's
-// analysed query terms), matched by the Matcher. Without a matcher or
-// terms (a native backend, a prefix query) it is the zero Evidence, and
-// the configured weight applies. An entry deleted since the ranking is
-// skipped.
-func (p Passages) Evidence(ctx context.Context, hits []TextHit, texts Texts) (Evidence, error) {
-	if p.Matcher == nil || len(hits) == 0 || len(hits[0].Terms) == 0 {
-		return Evidence{}, nil
+// EvidenceOf measures the full-text leg's evidence from its first
+// EvidenceHits hits: the query's distinct terms are the hits' Terms (the
+// in-process index's analysed query terms), and each hit's Matched is how
+// many of them its entry holds, which the index counts from its postings
+// (index.Hit.Matched). It read the hits' texts from SQL and analysed them
+// before: at 1M entries that was 0.17-0.36 ms of a hybrid call's serial
+// tail, after both legs (a CPU profile of the bench's questions,
+// 2026-12-06), and a database round trip on PostgreSQL. Without terms (a
+// native backend, a prefix query) it is the zero Evidence, and the
+// configured weight applies.
+func EvidenceOf(hits []TextHit) Evidence {
+	if len(hits) == 0 || len(hits[0].Terms) == 0 {
+		return Evidence{}
 	}
-	terms := distinct(hits[0].Terms)
-	first := hits[:min(evidenceHits, len(hits))]
-	ids := make([]string, len(first))
-	for i, h := range first {
-		ids[i] = h.ID
+	ev := Evidence{Terms: len(distinct(hits[0].Terms))}
+	for _, h := range hits[:min(EvidenceHits, len(hits))] {
+		ev.Matched = max(ev.Matched, h.Matched)
 	}
-	got, err := texts(ctx, ids)
-	if err != nil {
-		return Evidence{}, err
-	}
-	ev := Evidence{Terms: len(terms)}
-	for _, id := range ids {
-		text, ok := got[id]
-		if !ok {
-			continue
-		}
-		if len(text) > evidenceChars {
-			text = text[:evidenceChars]
-		}
-		ev.Matched = max(ev.Matched, p.matchedTerms(text, terms))
-	}
-	return ev, nil
-}
-
-// matchedTerms counts the terms text holds: the distinct surface forms of
-// its matches, each asked which term it is (a matched word is analysed
-// alone, so the whole text is analysed once).
-func (p Passages) matchedTerms(text string, terms []string) int {
-	surfaces := map[string]bool{}
-	for _, sp := range p.Matcher.MatchSpans(text, terms) {
-		if sp[0] >= 0 && sp[0] < sp[1] && sp[1] <= len(text) {
-			surfaces[strings.ToLower(text[sp[0]:sp[1]])] = true
-		}
-	}
-	n := 0
-	for _, t := range terms {
-		for s := range surfaces {
-			if len(p.Matcher.MatchSpans(s, []string{t})) > 0 {
-				n++
-				break
-			}
-		}
-	}
-	return n
+	return ev
 }
 
 func distinct(ss []string) []string {

@@ -1,8 +1,6 @@
 package rank
 
 import (
-	"context"
-	"errors"
 	"math"
 	"testing"
 )
@@ -42,42 +40,26 @@ func TestAdaptiveWeight(t *testing.T) {
 }
 
 func TestEvidence(t *testing.T) {
-	texts := map[string]string{
-		"a": "the cron schedule runs nightly",
-		"b": "a cron expression with a time zone and a schedule",
-		"c": "unrelated words",
-	}
-	read := func(_ context.Context, ids []string) (map[string]string, error) {
-		out := map[string]string{}
-		for _, id := range ids {
-			if s, ok := texts[id]; ok {
-				out[id] = s
-			}
-		}
-		return out, nil
-	}
 	terms := []string{"cron", "expression", "time", "zone", "schedule", "cron"}
-	hits := []TextHit{{ID: "a", Terms: terms}, {ID: "gone", Terms: terms}, {ID: "b", Terms: terms}, {ID: "c", Terms: terms}}
-	p := Passages{Matcher: wordMatcher{}}
-	ev, err := p.Evidence(context.Background(), hits, read)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Five distinct terms; "b", the third hit, holds all five ("c", the
+	hits := []TextHit{{ID: "a", Terms: terms, Matched: 2}, {ID: "b", Terms: terms, Matched: 1}, {ID: "c", Terms: terms, Matched: 5}, {ID: "d", Terms: terms, Matched: 4}}
+	// Five distinct terms; "c", the third hit, holds all five ("d", the
 	// fourth, is not read).
-	if ev != (Evidence{Terms: 5, Matched: 5}) {
+	if ev := EvidenceOf(hits); ev != (Evidence{Terms: 5, Matched: 5}) {
 		t.Fatalf("evidence %+v", ev)
 	}
-	ev, _ = p.Evidence(context.Background(), hits[:1], read)
-	if ev != (Evidence{Terms: 5, Matched: 2}) {
+	if ev := EvidenceOf(hits[:1]); ev != (Evidence{Terms: 5, Matched: 2}) {
 		t.Fatalf("first hit only: %+v", ev)
 	}
-	if ev, _ := (Passages{}).Evidence(context.Background(), hits, read); ev != (Evidence{}) {
-		t.Fatalf("no matcher: %+v", ev)
+	hits[3].Matched = 6
+	if ev := EvidenceOf(hits); ev != (Evidence{Terms: 5, Matched: 5}) {
+		t.Fatalf("a fourth hit counted: %+v", ev)
 	}
-	boom := errors.New("store down")
-	if _, err := p.Evidence(context.Background(), hits, func(context.Context, []string) (map[string]string, error) { return nil, boom }); !errors.Is(err, boom) {
-		t.Fatalf("error %v", err)
+	// A native leg's hits and a prefix query's carry no terms.
+	if ev := EvidenceOf([]TextHit{{ID: "a", Matched: 3}}); ev != (Evidence{}) {
+		t.Fatalf("no terms: %+v", ev)
+	}
+	if ev := EvidenceOf(nil); ev != (Evidence{}) {
+		t.Fatalf("no hits: %+v", ev)
 	}
 }
 

@@ -19,6 +19,9 @@ type TextHit struct {
 	// Terms are the in-process query's index terms: spans of a hit
 	// searched without highlight are computed from its text when needed.
 	Terms []string
+	// Matched is how many of the distinct Terms the entry holds, for the
+	// first EvidenceHits hits of an in-process leg.
+	Matched int
 }
 
 // VectorHit is one candidate of a vector leg: its best chunk.

@@ -90,13 +90,10 @@ func (s *Searcher) Hybrid(ctx context.Context, acc persist.Access, q HybridQuery
 	a.FTSCount, a.SemanticCount = len(lr.Text), len(lr.Vectors)
 	th := textHits(lr.Text)
 	var ev rank.Evidence
-	if q.Method != rank.FusionRRF && len(th) > 0 && len(lr.Vectors) > 0 {
+	if q.Method != rank.FusionRRF && len(lr.Vectors) > 0 {
 		// The convex fusion's weights follow what the full-text leg found
 		// (rank.AdaptiveWeight).
-		var err error
-		if ev, err = s.passages().Evidence(ctx, th, s.texts(acc)); err != nil {
-			return nil, fmt.Errorf("hybrid search: %w", err)
-		}
+		ev = rank.EvidenceOf(th)
 	}
 	fused, fs := q.Config.FuseAdaptive(q.Method, q.K, ev, th, vectorHits(lr.Vectors))
 	rb := time.Now()
@@ -162,7 +159,7 @@ func (s *Searcher) runLegs(ctx context.Context, acc persist.Access, q HybridQuer
 	highlight := s.Rerank.Reranker != nil && s.FTS.NativeHighlights()
 	legs := search.Legs{FullText: s.FTS}
 	if slices.Contains(modes, ModeFTS) {
-		legs.Text = &search.FullTextQuery{Filter: q.Filter.Filter, Text: ftsQuery, Mode: ftsMode, Depth: depth, Highlight: highlight, Explain: q.Explain}
+		legs.Text = &search.FullTextQuery{Filter: q.Filter.Filter, Text: ftsQuery, Mode: ftsMode, Depth: depth, Highlight: highlight, Explain: q.Explain, Matched: rank.EvidenceHits}
 	}
 	if slices.Contains(modes, ModeSemantic) {
 		legs.Vectors, legs.Vector = s.Vectors, &search.VectorQuery{Filter: q.Filter.Filter, Depth: depth, Explain: q.Explain}
@@ -197,7 +194,7 @@ func (s *Searcher) widen(ctx context.Context, acc persist.Access, q HybridQuery,
 	}
 	began := time.Now()
 	highlight := s.Rerank.Reranker != nil && s.FTS.NativeHighlights()
-	hits, plan, err := s.FTS.Rank(ctx, acc, search.FullTextQuery{Filter: q.Filter.Filter, Text: or, Mode: persist.FullTextBoolean, Depth: depth, Highlight: highlight, Explain: q.Explain})
+	hits, plan, err := s.FTS.Rank(ctx, acc, search.FullTextQuery{Filter: q.Filter.Filter, Text: or, Mode: persist.FullTextBoolean, Depth: depth, Highlight: highlight, Explain: q.Explain, Matched: rank.EvidenceHits})
 	lr.TextLeg.Elapsed += time.Since(began)
 	if err != nil || len(hits) <= len(lr.Text) {
 		return mode // the AND ranking stands

@@ -228,6 +228,9 @@ type FullTextQuery struct {
 	Depth      int    // the most candidates returned
 	Highlight  bool
 	Explain    bool
+	// Matched is how many of the first in-process hits get
+	// FullTextHit.Matched.
+	Matched int
 }
 
 // FullTextHit is one ranked candidate of either backend.
@@ -239,6 +242,9 @@ type FullTextHit struct {
 	// Terms are the in-process query's index terms: spans of a hit
 	// searched without highlight are computed from its text when needed.
 	Terms []string
+	// Matched is how many of the distinct Terms the entry holds, for the
+	// first FullTextQuery.Matched in-process hits (index.Hit.Matched).
+	Matched int
 }
 
 // Rank computes the one ordering of at most q.Depth candidates readable
@@ -272,7 +278,7 @@ func (ft *FullText) Rank(ctx context.Context, acc persist.Access, q FullTextQuer
 		Text: q.Text, Mode: q.Mode, Access: index.Access{Principal: acc.Principal, Groups: acc.Groups},
 		ThreadID: f.ThreadID, Source: f.Source, Content: f.ContentType, Tags: f.Tags,
 		Start: f.Start, End: f.End, IDs: f.IDs, Size: q.Depth, Highlight: q.Highlight, Explain: q.Explain,
-		OmitKnowledge: f.OmitKnowledge,
+		OmitKnowledge: f.OmitKnowledge, Matched: q.Matched,
 	}
 	if len(f.Meta) > 0 {
 		// Metadata conditions are SQL's: their readable matches become
@@ -289,7 +295,7 @@ func (ft *FullText) Rank(ctx context.Context, acc persist.Access, q FullTextQuer
 	}
 	out := make([]FullTextHit, len(res.Hits))
 	for i, h := range res.Hits {
-		out[i] = FullTextHit{ID: h.ID, Score: h.Score, Spans: h.Spans, Terms: res.Terms}
+		out[i] = FullTextHit{ID: h.ID, Score: h.Score, Spans: h.Spans, Terms: res.Terms, Matched: h.Matched}
 		if q.Highlight && out[i].Spans == nil {
 			out[i].Spans = [][2]int{}
 		}
