@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 )
 
 const heapSample = `heap profile: 4: 4096 [10: 8192] @ heap/1048576
@@ -183,3 +184,39 @@ func TestNum(t *testing.T) {
 }
 
 func fmtSscanf(s string, a ...any) (int, error) { return fmt.Sscanf(s, "%g: %g [%g: %g]", a...) }
+
+// TestReadShown: a latency row whose calls read from storage says how
+// much, and the report explains it once; rows without reads (and a
+// report without any) show the times alone.
+func TestReadShown(t *testing.T) {
+	lat := []time.Duration{2 * time.Millisecond, 3 * time.Millisecond, 9 * time.Millisecond}
+	r := &Report{Backends: []string{"in-process"}}
+	r.latency("hybrid_search_context", "six words", "in-process", calls{lat: lat})
+	var b strings.Builder
+	r.Markdown(&b)
+	if strings.Contains(b.String(), "MiB read") {
+		t.Fatalf("no read, but the report mentions one:\n%s", b.String())
+	}
+	r.latency("semantic_search_context", "six words", "in-process", calls{lat: lat, read: 12 << 20})
+	b.Reset()
+	r.Markdown(&b)
+	if !strings.Contains(b.String(), "| semantic_search_context | six words (median / p99 ms) | 3.00 / 9.00 (12.0 MiB read) |") ||
+		!strings.Contains(b.String(), "| hybrid_search_context | six words (median / p99 ms) | 3.00 / 9.00 |") ||
+		strings.Count(b.String(), "what the process read from storage") != 1 {
+		t.Fatalf("report:\n%s", b.String())
+	}
+	if v := r.Rows[1].Values["in-process"]; v.ReadMiB != 12 {
+		t.Fatalf("JSON value %+v, want 12 MiB read", v)
+	}
+}
+
+// TestDiskRead: the counter reads and does not go backwards.
+func TestDiskRead(t *testing.T) {
+	a, ok := diskRead()
+	if !ok {
+		t.Skip("/proc/self/io is not readable here")
+	}
+	if b, _ := diskRead(); b < a || a < 0 {
+		t.Fatalf("read_bytes %d then %d", a, b)
+	}
+}

@@ -99,6 +99,23 @@ func measureMemory(ctx context.Context, store any) (Memory, error) {
 	return m, nil
 }
 
+// diskRead is how many bytes the process has read from storage so far:
+// read_bytes of /proc/self/io, the reads the page cache did not serve
+// (readahead included); false where the system does not say.
+func diskRead() (int64, bool) {
+	io, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(io), "\n") {
+		if v, ok := strings.CutPrefix(line, "read_bytes:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
 // statusMiB reads a "Name:   123 kB" line of /proc/self/status in MiB (0
 // when absent).
 func statusMiB(status []byte, name string) float64 {

@@ -48,6 +48,9 @@ type Value struct {
 	PerS     float64 `json:"per_s,omitempty"`
 	Recall   float64 `json:"recall,omitempty"`
 	N        int     `json:"n,omitempty"`
+	// ReadMiB is what the process read from storage during a latency
+	// row's calls (the page cache did not hold it).
+	ReadMiB float64 `json:"read_mib,omitempty"`
 }
 
 // Point is the memory of one backend's process at one moment.
@@ -82,13 +85,15 @@ func (r *Report) row(group, name, kind string) *Row {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// latency records sorted latencies: median and p99 (nearest rank).
-func (r *Report) latency(group, name, backend string, sorted []time.Duration) {
+// latency records a row's sorted latencies, median and p99 (nearest
+// rank), and what its calls read from storage.
+func (r *Report) latency(group, name, backend string, c calls) {
+	sorted := c.lat
 	if len(sorted) == 0 {
 		return
 	}
 	p99 := sorted[min(len(sorted)-1, (len(sorted)*99+99)/100-1)]
-	r.row(group, name, "latency").Values[backend] = Value{MedianMS: ms(sorted[len(sorted)/2]), P99MS: ms(p99), N: len(sorted)}
+	r.row(group, name, "latency").Values[backend] = Value{MedianMS: ms(sorted[len(sorted)/2]), P99MS: ms(p99), N: len(sorted), ReadMiB: float64(c.read) / (1 << 20)}
 }
 
 func (r *Report) rate(group, name, backend string, perS float64) {
@@ -132,7 +137,11 @@ func (row *Row) cell(backend string) (string, float64, bool) {
 	}
 	switch row.Kind {
 	case "latency":
-		return fmt.Sprintf("%s / %s", num(v.MedianMS), num(v.P99MS)), v.MedianMS, true
+		s := fmt.Sprintf("%s / %s", num(v.MedianMS), num(v.P99MS))
+		if v.ReadMiB >= minReadMiB {
+			s += fmt.Sprintf(" (%s MiB read)", num(v.ReadMiB))
+		}
+		return s, v.MedianMS, true
 	case "rate":
 		return fmt.Sprintf("%s entries/s", num(v.PerS)), v.PerS, true
 	case "recall":
@@ -141,6 +150,9 @@ func (row *Row) cell(backend string) (string, float64, bool) {
 		return fmt.Sprintf("%s / %s", num(v.OpenMS), num(v.ReadyMS)), v.ReadyMS, true
 	}
 }
+
+// minReadMiB is the least storage read a latency cell shows.
+const minReadMiB = 0.1
 
 // num formats a figure with three significant digits and thousands
 // separators.
@@ -221,6 +233,9 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	if r.readFromStorage() {
+		fmt.Fprint(w, "\nA search row's \"MiB read\" is what the process read from storage during its calls (`read_bytes` of `/proc/self/io`): the page cache did not hold those pages of the database or the index, and the calls waited for the disk as well as the processor.\n")
+	}
 	fmt.Fprint(w, "\nMemory (MiB; after what the idle server does: SQLite's page caches and file maps released, the vector index's unused capacity returned, a collection, free pages returned):\n\n")
 	fmt.Fprint(w, "| backend | when | RSS | anonymous | file-backed | Go heap in use | Go heap by component |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, p := range r.Memory {
@@ -234,4 +249,16 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nThe bench drops the corpus (%.1f MiB of text) once it is stored, before measuring memory; it keeps the queries. Elapsed: %.0f s.\n", r.CorpusMiB, r.ElapsedS)
 	r.targets(w)
+}
+
+// readFromStorage reports whether a latency cell shows a storage read.
+func (r *Report) readFromStorage() bool {
+	for _, row := range r.Rows {
+		for _, v := range row.Values {
+			if row.Kind == "latency" && v.ReadMiB >= minReadMiB {
+				return true
+			}
+		}
+	}
+	return false
 }
