@@ -91,16 +91,13 @@ func (w *msWalk) enter(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapsho
 	if err != nil {
 		return err
 	}
-	del := ss.Deleted()
-	if del != nil && del.IsEmpty() {
-		del = nil
-	}
+	del := deletions(ss)
 	for i := range w.ts {
 		t := &w.ts[i]
 		if t.phrase {
 			t.cur, t.stale, t.base, t.segEnd = noDoc, true, base, base+n
 			if t.words != nil {
-				t.pc.enter(dict, ss.Deleted())
+				t.pc.enter(dict, del)
 				if err := w.openConj(t, ss, segs, dict, del); err != nil {
 					return err
 				}
@@ -133,7 +130,7 @@ func (w *msWalk) walkRange(n, base uint64, ords []uint32, from, to uint64) (done
 func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, dict segment.TermDictionary, del *roaring.Bitmap, blocks bool) (count uint64, err error) {
 	n := ss.Segment().Count()
 	t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del = noDoc, false, nil, false, false, 0, n, del
-	pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
+	pl, err := dict.PostingsList([]byte(t.term), del, nil)
 	if err != nil {
 		return 0, fmt.Errorf("index: %w", err)
 	}

@@ -144,7 +144,7 @@ func (ix *Index) segmentOrds(seg *scorch.SegmentSnapshot, live []*scorch.Segment
 		s := seg.Segment()
 		n := s.Count()
 		ords := make([]uint32, n)
-		del := seg.Deleted()
+		del := deletions(seg)
 		for i := range n {
 			ords[i] = noOrd
 			if del != nil && del.Contains(uint32(i)) {

@@ -222,7 +222,7 @@ func (c *unitCursor) at(ss *scorch.SegmentSnapshot, d uint64) (uint64, float64, 
 			return 0, 0, err
 		}
 		for _, t := range c.terms {
-			pl, err := dict.PostingsList([]byte(t), ss.Deleted(), nil)
+			pl, err := dict.PostingsList([]byte(t), deletions(ss), nil)
 			if err != nil {
 				return 0, 0, fmt.Errorf("index: %w", err)
 			}
