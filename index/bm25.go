@@ -115,7 +115,8 @@ func readerIDs(r bindex.IndexReader, hits []*search.DocumentMatch) ([]bindex.Ind
 	out := make([]bindex.IndexInternalID, len(hits))
 	for i, h := range hits {
 		iid := h.IndexInternalID
-		if ext, err := r.ExternalID(iid); iid == nil || err != nil || ext != h.ID {
+		if !sameEntry(r, iid, h.ID) {
+			var err error
 			if iid, err = r.InternalID(h.ID); err != nil {
 				return nil, fmt.Errorf("index: %w", err)
 			}
@@ -157,31 +158,12 @@ func holders(tfr bindex.TermFieldReader, iids []bindex.IndexInternalID, fn func(
 	return nil
 }
 
-// matchedTerms counts, for each of hits, how many of the distinct terms
-// its entry holds, from the postings of r: what the hybrid search's
-// evidence (rank.Evidence) asks of its first full-text hits, which it
-// read from their texts in SQL before (a round trip and an analysis of
-// each text, 0.17-0.36 ms of a hybrid call at 1M entries).
-func matchedTerms(ctx context.Context, r bindex.IndexReader, hits []*search.DocumentMatch, terms []string) ([]int, error) {
-	out := make([]int, len(hits))
-	if len(hits) == 0 {
-		return out, nil
+// sameEntry reports whether iid names the entry id in r (scorch's
+// ExternalID reads eight bytes of iid: a shorter one is never asked).
+func sameEntry(r bindex.IndexReader, iid bindex.IndexInternalID, id string) bool {
+	if len(iid) != 8 {
+		return false
 	}
-	iids, err := readerIDs(r, hits)
-	if err != nil {
-		return nil, err
-	}
-	words, _ := queryTerms(terms)
-	for _, t := range words {
-		tfr, err := r.TermFieldReader(ctx, []byte(t), fieldText, false, false, false)
-		if err != nil {
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		err = holders(tfr, iids, func(i int, _ *bindex.TermFieldDoc) { out[i]++ })
-		tfr.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	ext, err := r.ExternalID(iid)
+	return err == nil && ext == id
 }

@@ -68,7 +68,7 @@ func (ix *Index) rank(ctx context.Context, q Query, b *qbuilder, tq query.Query,
 			// reader (this runs before the deferred st.close).
 			defer func() {
 				if err == nil {
-					if matched, err = matchedTerms(ctx, st.r, sr.Hits[:min(q.Matched, len(sr.Hits))], b.terms); err != nil {
+					if matched, err = matchedTerms(st, sr.Hits[:min(q.Matched, len(sr.Hits))], b.terms); err != nil {
 						sr, bq = nil, nil
 					}
 				}
