@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/blevesearch/bleve/v2/search"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -37,8 +36,7 @@ func BenchmarkMatchedTerms(b *testing.B) {
 			for range 3 + rng.IntN(8) {
 				w = append(w, words[rng.IntN(len(words))])
 			}
-			id := batch*per + i
-			docs[i] = Doc{ID: fmt.Sprintf("%032x", id), Text: strings.Join(w, " "), Owner: "alice", ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(id), 0)}
+			docs[i] = aliceDoc(batch*per+i, strings.Join(w, " "))
 		}
 		if err := ix.Apply(ctx, docs, nil, int64(batch+1)); err != nil {
 			b.Fatal(err)

@@ -34,9 +34,9 @@ func TestMatchedMatchesText(t *testing.T) {
 		for range 1 + rng.IntN(12) {
 			w = append(w, words[rng.IntN(len(words))])
 		}
-		id := fmt.Sprintf("%032x", i)
-		texts[id] = strings.Join(w, " ")
-		return Doc{ID: id, Text: texts[id], Owner: "alice", ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
+		d := aliceDoc(i, strings.Join(w, " "))
+		texts[d.ID] = d.Text
+		return d
 	}
 	seq := int64(0)
 	for batch := range 4 { // one segment a batch
@@ -114,4 +114,9 @@ func TestMatchedMatchesText(t *testing.T) {
 			t.Fatalf("prefix query: hit %s matched %d, want 0 (no terms)", h.ID, h.Matched)
 		}
 	}
+}
+
+// aliceDoc is entry i of thread "t", owned by alice, holding text.
+func aliceDoc(i int, text string) Doc {
+	return Doc{ID: fmt.Sprintf("%032x", i), Text: text, Owner: "alice", ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)}
 }
