@@ -130,12 +130,27 @@ func (s *collStats) docFreq(ctx context.Context, term string) (int, error) {
 	}
 	var n int
 	if s.readable == nil {
-		tfr, err := s.r.TermFieldReader(ctx, []byte(term), fieldText, false, false, false)
-		if err != nil {
-			return 0, fmt.Errorf("index: %w", err)
+		// Each segment's list counted minus its deletions (zap's Count
+		// intersects rather than copies): Bleve's TermFieldReader would
+		// open an iterator a segment, each a copy of the list minus the
+		// deletions, empty or not (see deletions).
+		snap, ok := s.r.(*scorch.IndexSnapshot)
+		if !ok {
+			return 0, fmt.Errorf("index: statistics need a scorch snapshot, got %T", s.r)
 		}
-		n = int(tfr.Count())
-		_ = tfr.Close()
+		for _, ss := range snap.Segments() {
+			dict, err := s.dict(ss)
+			if err != nil {
+				return 0, err
+			}
+			pl, err := dict.PostingsList([]byte(term), deletions(ss), nil)
+			if err != nil {
+				return 0, fmt.Errorf("index: %w", err)
+			}
+			if pl != nil {
+				n += int(pl.Count())
+			}
+		}
 		s.df[term] = n
 		return n, nil
 	}
