@@ -35,7 +35,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -106,10 +105,9 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 		return ix.selectMaxScore(ctx, sel, plan, units, st, snap, depth, locations, floor)
 	}
 	segs := snap.Segments()
-	offsets := make([]uint64, len(segs)+1)
+	offsets := segmentOffsets(segs)
 	ords := make([][]uint32, len(segs))
 	for k, s := range segs {
-		offsets[k+1] = offsets[k] + s.Segment().Count()
 		if s.Count() == 0 {
 			continue
 		}
@@ -120,11 +118,11 @@ func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []score
 		ords[k] = e.ords
 	}
 	idOf := func(n uint64) string {
-		k := sort.Search(len(segs), func(k int) bool { return offsets[k+1] > n })
-		if k >= len(segs) || n-offsets[k] >= uint64(len(ords[k])) {
+		k, local := segmentOf(offsets, n)
+		if k >= len(segs) || local >= uint64(len(ords[k])) {
 			return ""
 		}
-		o := ords[k][n-offsets[k]]
+		o := ords[k][local]
 		if o == noOrd {
 			return ""
 		}

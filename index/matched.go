@@ -41,20 +41,15 @@ func matchedTerms(st *collStats, hits []*search.DocumentMatch, terms []string) (
 		seg   int
 		local uint64
 	}
+	offsets := segmentOffsets(segs)
 	at := make([]place, len(hits))
 	for i, iid := range iids {
 		at[i].seg = -1
 		if iid == nil {
 			continue
 		}
-		n, base := iid.Value(), uint64(0)
-		for k, ss := range segs {
-			c := ss.Segment().Count()
-			if n < base+c {
-				at[i] = place{seg: k, local: n - base}
-				break
-			}
-			base += c
+		if k, local := segmentOf(offsets, iid.Value()); k < len(segs) {
+			at[i] = place{seg: k, local: local}
 		}
 	}
 	words, _ := queryTerms(terms)

@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -197,11 +196,10 @@ func (q *allowedQuery) Searcher(ctx context.Context, i bindex.IndexReader, m map
 		return searcher.NewMatchNoneSearcher(i)
 	}
 	segs := snap.Segments()
-	offsets := make([]uint64, len(segs)+1)
+	offsets := segmentOffsets(segs)
 	maps := make([]*segOrds, len(segs))
 	ords := make([][]uint32, len(segs))
 	for k, s := range segs {
-		offsets[k+1] = offsets[k] + s.Segment().Count()
 		if s.Count() == 0 {
 			continue // every document deleted: nothing to map
 		}
@@ -241,8 +239,7 @@ func (q *allowedQuery) Searcher(ctx context.Context, i bindex.IndexReader, m map
 	return searcher.NewFilteringSearcher(ctx, inner, func(_ *search.SearchContext, d *search.DocumentMatch) bool {
 		n := d.IndexInternalID.Value()
 		if n < offsets[last] || n >= offsets[last+1] {
-			last = sort.Search(len(segs), func(k int) bool { return offsets[k+1] > n })
-			if last >= len(segs) {
+			if last, _ = segmentOf(offsets, n); last >= len(segs) {
 				last = 0
 				return false
 			}
