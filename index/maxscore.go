@@ -147,6 +147,7 @@ type msTerm struct {
 	bound float64 // bound(t) times 1+boundMargin
 	gen   bool
 	it    segment.PostingsIterator
+	leap  leaper // advances it (postingAt)
 	// at is the posting it returned last (postingAt).
 	at   itPosting
 	cur  uint64 // the current local document; noDoc past the end
@@ -231,7 +232,7 @@ func (t *msTerm) postingAt(d uint64) error {
 		t.cur, t.freq, t.dl = t.at.doc, t.at.freq, t.at.dl
 		return nil
 	}
-	return t.set(t.it.Advance(d))
+	return t.set(t.leap.advance(t.it, d))
 }
 
 // postingOf reads from the postings the frequency and the length of local

@@ -193,6 +193,7 @@ type phraseTok struct {
 type phraseCheck struct {
 	ctx  context.Context
 	toks []phraseTok
+	seg  segment.Segment
 	dict segment.TermDictionary
 	del  *roaring.Bitmap
 	// Per word, in the segment entered once a check opened them: its
@@ -202,16 +203,17 @@ type phraseCheck struct {
 	// next one, so a document asked about again is answered from these.
 	open   bool
 	its    []segment.PostingsIterator
+	leaps  []leaper
 	read   []bool
 	at     []uint64
 	locs   [][]segment.Location
 	sorted []bool // locs ascend by position
 }
 
-// enter makes the check read the segment of dict (deleted documents del,
-// nil: none).
-func (c *phraseCheck) enter(dict segment.TermDictionary, del *roaring.Bitmap) {
-	c.dict, c.del, c.open = dict, del, false
+// enter makes the check read the segment seg of dictionary dict
+// (deleted documents del, nil: none).
+func (c *phraseCheck) enter(seg segment.Segment, dict segment.TermDictionary, del *roaring.Bitmap) {
+	c.seg, c.dict, c.del, c.open = seg, dict, del, false
 }
 
 // holds reports whether local document d matches the phrase of words; d
@@ -219,7 +221,7 @@ func (c *phraseCheck) enter(dict segment.TermDictionary, del *roaring.Bitmap) {
 func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 	if !c.open {
 		n := len(words)
-		c.its, c.read, c.at = make([]segment.PostingsIterator, n), make([]bool, n), make([]uint64, n)
+		c.its, c.leaps, c.read, c.at = make([]segment.PostingsIterator, n), make([]leaper, n), make([]bool, n), make([]uint64, n)
 		c.locs, c.sorted = make([][]segment.Location, n), make([]bool, n)
 		for i, w := range words {
 			pl, err := c.dict.PostingsList([]byte(w), c.del, nil)
@@ -228,6 +230,7 @@ func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 			}
 			if pl != nil && pl.Count() > 0 {
 				c.its[i] = pl.Iterator(false, false, true, nil)
+				c.leaps[i] = newLeaper(c.seg, pl, c.its[i], c.del)
 			}
 		}
 		c.open = true
@@ -238,7 +241,7 @@ func (c *phraseCheck) holds(d uint64, words []string) (bool, error) {
 		}
 		if !c.read[i] || c.at[i] < d {
 			c.read[i] = true
-			p, err := it.Advance(d)
+			p, err := c.leaps[i].advance(it, d)
 			if err != nil {
 				return false, fmt.Errorf("index: %w", err)
 			}

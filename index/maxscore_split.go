@@ -123,7 +123,7 @@ func (s *sharedTheta) raise(v float64) {
 func (ix *Index) cloneTerms(ctx context.Context, ts []msTerm, st *collStats) ([]msTerm, error) {
 	out := make([]msTerm, len(ts))
 	for i, t := range ts {
-		t.it, t.ph, t.pc, t.conj = nil, nil, nil, nil
+		t.it, t.leap, t.ph, t.pc, t.conj = nil, leaper{}, nil, nil, nil
 		if t.phrase {
 			if err := ix.phraseCursors(ctx, &t, st.r); err != nil {
 				closePhrases(out[:i])

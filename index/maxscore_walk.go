@@ -97,7 +97,7 @@ func (w *msWalk) enter(ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapsho
 		if t.phrase {
 			t.cur, t.stale, t.base, t.segEnd = noDoc, true, base, base+n
 			if t.words != nil {
-				t.pc.enter(dict, del)
+				t.pc.enter(ss.Segment(), dict, del)
 				if err := w.openConj(t, ss, segs, dict, del); err != nil {
 					return err
 				}
@@ -129,7 +129,7 @@ func (w *msWalk) walkRange(n, base uint64, ords []uint32, from, to uint64) (done
 // long and blocks is set; count is the list's postings there.
 func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.SegmentSnapshot, dict segment.TermDictionary, del *roaring.Bitmap, blocks bool) (count uint64, err error) {
 	n := ss.Segment().Count()
-	t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del = noDoc, false, nil, false, false, 0, n, del
+	t.cur, t.stale, t.blk, t.long, t.fromBlocks, t.si, t.n, t.del, t.leap = noDoc, false, nil, false, false, 0, n, del, leaper{}
 	pl, err := dict.PostingsList([]byte(t.term), del, nil)
 	if err != nil {
 		return 0, fmt.Errorf("index: %w", err)
@@ -138,6 +138,7 @@ func (w *msWalk) open(t *msTerm, ss *scorch.SegmentSnapshot, segs []*scorch.Segm
 		return 0, nil
 	}
 	t.it, t.at = pl.Iterator(true, true, false, t.it), itPosting{}
+	t.leap = newLeaper(ss.Segment(), pl, t.it, del)
 	t.stale = true
 	t.long = pl.Count() >= minBlockDF
 	if t.long && blocks {

@@ -187,6 +187,7 @@ type unitCursor struct {
 // subCursor is one term's position in the segment: started once read.
 type subCursor struct {
 	it      segment.PostingsIterator
+	leap    leaper
 	started bool
 	cur     uint64
 	freq    uint64
@@ -221,19 +222,21 @@ func (c *unitCursor) at(ss *scorch.SegmentSnapshot, d uint64) (uint64, float64, 
 		if err != nil {
 			return 0, 0, err
 		}
+		del := deletions(ss)
 		for _, t := range c.terms {
-			pl, err := dict.PostingsList([]byte(t), deletions(ss), nil)
+			pl, err := dict.PostingsList([]byte(t), del, nil)
 			if err != nil {
 				return 0, 0, fmt.Errorf("index: %w", err)
 			}
 			if pl != nil {
-				c.live = append(c.live, &subCursor{it: pl.Iterator(true, true, false, nil)})
+				it := pl.Iterator(true, true, false, nil)
+				c.live = append(c.live, &subCursor{it: it, leap: newLeaper(ss.Segment(), pl, it, del)})
 			}
 		}
 	}
 	for len(c.live) > 0 && (!c.live[0].started || c.live[0].cur < d) {
 		s := c.live[0]
-		p, err := s.it.Advance(d)
+		p, err := s.leap.advance(s.it, d)
 		if err != nil {
 			return 0, 0, fmt.Errorf("index: %w", err)
 		}
