@@ -91,8 +91,9 @@ type Index struct {
 	bi       bleve.Index
 	lang     string
 	analyzer analysis.Analyzer
-	snap     *snapshot // nil in memory
-	scratch  string    // the temporary directory of Options.Scratch, "" without
+	words    *wordTerms // analyzer's filters, memoised (nil: not over package token)
+	snap     *snapshot  // nil in memory
+	scratch  string     // the temporary directory of Options.Scratch, "" without
 	// scratchLock holds scratch's owner lock (scratch.go).
 	scratchLock *os.File
 	fresh       bool
@@ -257,6 +258,7 @@ func Open(o Options) (*Index, error) {
 		_ = ix.removeScratch()
 		return nil, fmt.Errorf("index: analyzer for %s is missing", o.Language)
 	}
+	ix.words = newWordTerms(ix.analyzer)
 	return ix, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/contextd/contextd/index/token"
 	"github.com/contextd/contextd/persist"
 )
 
@@ -168,16 +169,45 @@ func (ix *Index) MatchSpans(text string, terms []string) [][2]int {
 		want[t] = true
 	}
 	var out [][2]int
-	for _, tok := range ix.analyzer.Analyze([]byte(text)) {
-		if want[string(tok.Term)] {
-			if n := len(out); n > 0 && tok.Start <= out[n-1][1] {
-				out[n-1][1] = max(out[n-1][1], tok.End)
-				continue
+	add := func(start, end int, term []byte) {
+		if want[string(term)] {
+			if n := len(out); n > 0 && start <= out[n-1][1] {
+				out[n-1][1] = max(out[n-1][1], end)
+				return
 			}
-			out = append(out, [2]int{tok.Start, tok.End})
+			out = append(out, [2]int{start, end})
+		}
+	}
+	if !ix.eachTerm(text, add) {
+		out = out[:0]
+		for _, tok := range ix.analyzer.Analyze([]byte(text)) {
+			add(tok.Start, tok.End, tok.Term)
 		}
 	}
 	return out
+}
+
+// eachTerm calls fn with each word of text (its byte range) and its index
+// term, in text order, as the analyzer makes them, from the filters' memo;
+// false when it cannot (the analyzer is not over package token, or its
+// filters do not make one term of some word): fn may then have been
+// called for some words.
+func (ix *Index) eachTerm(text string, fn func(start, end int, term []byte)) bool {
+	w := ix.words
+	if w == nil {
+		return false
+	}
+	ok := true
+	token.Scan(text, nil, func(start, end int, word []byte) {
+		if !ok {
+			return
+		}
+		term, one := w.term(start, end, word)
+		if ok = one; ok {
+			fn(start, end, term)
+		}
+	})
+	return ok
 }
 
 // allowed is the prefilter: readable AND every structural filter.

@@ -28,11 +28,11 @@ import (
 // produces, term for term and location for location
 // (TestTextFieldMatchesBleve, every language).
 type textField struct {
-	name    string
-	text    string
-	pos     []uint64
-	opts    bindex.FieldIndexingOptions
-	filters []analysis.TokenFilter
+	name  string
+	text  string
+	pos   []uint64
+	opts  bindex.FieldIndexingOptions
+	words *wordTerms // the index's memo of its filters
 	// analyzer is the whole analysis, run Bleve's way instead when a
 	// filter does not map one word to one term.
 	analyzer analysis.Analyzer
@@ -59,13 +59,12 @@ const freqReaders = 3
 // newTextField returns the text field of text named as mapped (the field
 // mapped holds no text: it only carries the mapping's options), analysed
 // by a with the memoised path when a is a tokenizer-plus-filters analyzer
-// over package token.
-func newTextField(mapped document.Field, text string, a analysis.Analyzer) document.Field {
-	da, ok := a.(*analysis.DefaultAnalyzer)
-	if !ok || da.CharFilters != nil || !isUnicode61(da.Tokenizer) {
+// over package token (words, its filters' memo, is then not nil).
+func newTextField(mapped document.Field, text string, a analysis.Analyzer, words *wordTerms) document.Field {
+	if words == nil {
 		return document.NewTextFieldCustom(mapped.Name(), mapped.ArrayPositions(), []byte(text), mapped.Options(), a)
 	}
-	return &textField{name: mapped.Name(), text: text, pos: mapped.ArrayPositions(), opts: mapped.Options(), filters: da.TokenFilters, analyzer: a}
+	return &textField{name: mapped.Name(), text: text, pos: mapped.ArrayPositions(), opts: mapped.Options(), words: words, analyzer: a}
 }
 
 func isUnicode61(t analysis.Tokenizer) bool {
@@ -111,7 +110,7 @@ func (f *textField) Analyze() {
 	buf = token.Scan(f.text, buf, func(start, end int, word []byte) {
 		tf, seen := words[string(word)]
 		if !seen {
-			term, one := f.filter(start, end, word)
+			term, one := f.words.term(start, end, word)
 			if !one {
 				ok = false
 			}
@@ -153,20 +152,6 @@ func (f *textField) Analyze() {
 	})
 }
 
-// filter runs the filters on one word (at start:end of the text) and
-// returns its term, and false when the filters did not make it exactly
-// one term.
-func (f *textField) filter(start, end int, word []byte) ([]byte, bool) {
-	ts := analysis.TokenStream{{Term: append([]byte(nil), word...), Start: start, End: end, Position: 1, Type: analysis.AlphaNumeric}}
-	for _, flt := range f.filters {
-		ts = flt.Filter(ts)
-	}
-	if len(ts) != 1 {
-		return word, false
-	}
-	return ts[0].Term, true
-}
-
 // document maps d as Bleve's Batch.Index would, with the text field
 // analysed by textField. The mapping sees an empty text, so the field's
 // options and its exclusion from the composite field come from the
@@ -181,7 +166,7 @@ func (ix *Index) document(d *Doc, length int) (*document.Document, error) {
 	}
 	for i, f := range out.Fields {
 		if f.Name() == fieldText {
-			out.Fields[i] = newTextField(f, d.Text, m.AnalyzerNamed(analyzerName))
+			out.Fields[i] = newTextField(f, d.Text, m.AnalyzerNamed(analyzerName), ix.words)
 			return out, nil
 		}
 	}
