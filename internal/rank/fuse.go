@@ -150,7 +150,7 @@ func Fuse(k int, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 // 1/(k + fts_rank) + semWeight/(k + semantic_rank). A full-text-only
 // candidate scores exactly as in Fuse.
 func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
-	out, fs := gather(text, vec)
+	out, _, fs := gather(text, vec)
 	fs.RRFK = k
 	for i := range out {
 		c := &out[i]
@@ -165,17 +165,19 @@ func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]
 }
 
 // gather returns every candidate of the legs once, with its hits and
-// 1-based ranks (a repeated id keeps its first rank), and the fusion
-// statistics but RRFK.
-func gather(text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
-	by := make(map[string]*Candidate, len(text)+len(vec))
+// 1-based ranks (a repeated id keeps its first rank), its place in the
+// candidates by id, and the fusion statistics but RRFK.
+func gather(text []TextHit, vec []VectorHit) ([]Candidate, map[string]int32, FusionStats) {
+	pos := make(map[string]int32, len(text)+len(vec))
+	out := make([]Candidate, 0, len(text)+len(vec)) // never grown: get's pointers hold
 	get := func(id string) *Candidate {
-		c, ok := by[id]
+		i, ok := pos[id]
 		if !ok {
-			c = &Candidate{ID: id}
-			by[id] = c
+			i = int32(len(out))
+			pos[id] = i
+			out = append(out, Candidate{ID: id})
 		}
-		return c
+		return &out[i]
 	}
 	for i := range text {
 		if c := get(text[i].ID); c.Text == nil {
@@ -187,10 +189,9 @@ func gather(text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 			c.VectorRank, c.Vector = i+1, &vec[i]
 		}
 	}
-	fs := FusionStats{TotalUniqueDocuments: len(by)}
-	out := make([]Candidate, 0, len(by))
-	for _, c := range by {
-		switch {
+	fs := FusionStats{TotalUniqueDocuments: len(out)}
+	for i := range out {
+		switch c := &out[i]; {
 		case c.Text != nil && c.Vector != nil:
 			fs.DocumentsInBoth++
 		case c.Text != nil:
@@ -198,9 +199,8 @@ func gather(text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
 		default:
 			fs.DocumentsSemanticOnly++
 		}
-		out = append(out, *c)
 	}
-	return out, fs
+	return out, pos, fs
 }
 
 // best sorts the candidates by fused score (RRF DESC, id ASC: R-333) and

@@ -42,11 +42,7 @@ const (
 // measured too; α = [DefaultSemanticWeight] (0.1) is min-max's best on
 // the odd half.
 func FuseConvex(alpha float64, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
-	out, fs := gather(text, vec)
-	pos := make(map[string]int32, len(out))
-	for i := range out {
-		pos[out[i].ID] = int32(i)
-	}
+	out, pos, fs := gather(text, vec)
 	tl := make([]Scored, len(text))
 	for i, h := range text {
 		tl[i] = Scored{I: pos[h.ID], Score: h.Score}
