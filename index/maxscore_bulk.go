@@ -27,12 +27,15 @@ import "math/bits"
 // whether term by term.
 var maxScoreWindow func(bulk bool)
 
+// noBulk, when set (tests), walks every window document by document.
+var noBulk bool
+
 // bulk reports whether a window whose essential terms are ts (positions
 // in w.ts) can be read term by term: each is a term with an idf, not a
 // phrase, and the query has at most 64 units (a document's units weighed
 // fit one word).
 func (w *msWalk) bulk(ts []int) bool {
-	if len(w.contrib) > 64 {
+	if len(w.contrib) > 64 || noBulk {
 		return false
 	}
 	for _, i := range ts {
@@ -163,11 +166,14 @@ func (w *msWalk) windowBulk(ws, we, base uint64, ords []uint32, order []int, ess
 			}
 			m := has[i]
 			w.has[0] = m
+			// Drawn by terms that only score alone, d is checked as a
+			// phrase's candidate (arrange).
+			matched := m&w.genUnits != 0
 			for ; m != 0; m &= m - 1 {
 				u := bits.TrailingZeros64(m)
 				w.contrib[u] = s.contrib[i*units+u]
 			}
-			if _, err := w.candidate(ws+uint64(i), base, ords, order, ess, known[i], dls[i], true, false); err != nil {
+			if _, err := w.candidate(ws+uint64(i), base, ords, order, ess, known[i], dls[i], matched, !matched); err != nil {
 				return err
 			}
 		}

@@ -25,6 +25,16 @@ func TestMaxScoreMatchesExhaustive(t *testing.T) {
 	maxScoreOracle(t, 17, false)
 }
 
+// TestMaxScoreDocAtATimeMatchesExhaustive is TestMaxScoreMatchesExhaustive
+// with every window walked document by document (noBulk), as windows are
+// when a phrase draws candidates or a query has more than 64 units: the
+// candidates a phrase's words draw alone are checked there too.
+func TestMaxScoreDocAtATimeMatchesExhaustive(t *testing.T) {
+	defer func() { noBulk = false }()
+	noBulk = true
+	maxScoreOracle(t, 23, false)
+}
+
 // TestBlockMaxMatchesExhaustive is TestMaxScoreMatchesExhaustive with
 // blocks small enough for the collection (maxscore_block.go): the walk
 // passes windows whole on their block bounds and still ranks as the
@@ -197,7 +207,7 @@ func maxScoreOracle(t *testing.T, seed uint64, blocks bool) {
 	}
 	ask(90)
 	ix.noPrune = false
-	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || bulk[0].Load() == 0 || bulk[1].Load() == 0 {
+	if used == 0 || usedPhrases == 0 || skippedN == 0 || (blocks && windowsN == 0) || bulk[0].Load() == 0 || bulk[1].Load() == 0 && !noBulk {
 		t.Fatalf("MaxScore ran in %d searches (%d with phrases), skipped %d of %d candidates and %d windows, walked %d windows term by term and %d not: the test does not exercise it",
 			used, usedPhrases, skippedN, scoredN+skippedN, windowsN, bulk[1].Load(), bulk[0].Load())
 	}

@@ -18,13 +18,14 @@ package index
 //
 // The terms are ordered by these bounds as MaxScore orders them over the
 // whole collection (the terms that only score first, then the
-// disjunction's, ascending), the essential ones draw the window's
-// candidates, and a window whose bounds sum below θ is passed without
-// reading a posting. A document is skipped only when the bounds of its
-// window say it cannot reach θ, so the kept set and its scores are the
-// exhaustive walk's, as before (TestBlockMaxMatchesExhaustive, with small
-// blocks; TestBlockBoundsHold). The bounds come from every document of a block, readable by
-// the caller or not, as the postings the walk reads always did: what a
+// disjunction's, ascending; but see arrange for the words of phrases),
+// the essential ones draw the window's candidates, and a window whose
+// bounds sum below θ is passed without reading a posting. A document is
+// skipped only when the bounds of its window say it cannot reach θ, so
+// the kept set and its scores are the exhaustive walk's, as before
+// (TestBlockMaxMatchesExhaustive, with small blocks; TestBlockBoundsHold).
+// The bounds come from every document of a block, readable by the caller
+// or not, as the postings the walk reads always did: what a
 // caller cannot read moves only how much is skipped, never a score.
 
 import (
@@ -52,11 +53,14 @@ type msWalk struct {
 	// 7.82 s of CPU over 800 hybrid calls (branches mispredicted).
 	contrib []float64
 	has     []uint64
-	allowed *roaring.Bitmap // the ordinals the caller may read
-	avgdl   float64
-	c, e    float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
-	kept    *msHeap
-	theta   float64
+	// genUnits has bit u set when unit u is a term of the disjunction
+	// (units 0-63: windowBulk's documents).
+	genUnits uint64
+	allowed  *roaring.Bitmap // the ordinals the caller may read
+	avgdl    float64
+	c, e     float64 // k1·(1−b) and k1·b/avgdl (maxscore_block.go)
+	kept     *msHeap
+	theta    float64
 	// total counts the candidates scored and those skipped below θ
 	// (skipped, readable or not: the bounds are asked before the access).
 	total   int
@@ -68,6 +72,9 @@ type msWalk struct {
 	wb    []float64
 	order []int
 	ub    []float64
+	// order2 and ub2 are the other arrangement's (arrange).
+	order2 []int
+	ub2    []float64
 	// dict opens a segment's dictionary (collStats.dict, or a worker's
 	// own: a dictionary's reader serves one goroutine); shared is the θ
 	// the workers of a split walk share (maxscore_split.go), nil alone.
@@ -76,10 +83,76 @@ type msWalk struct {
 	bs     bulkScratch // windowBulk's
 }
 
+// arrange orders the terms for the current window in order's storage,
+// the first fixed of them first and the others by window bound
+// ascending, fills ub (its storage too) with the running sums of their
+// bounds, and returns the order and its first essential position.
+//
+// The terms that only score (a phrase's words, or the terms a pruning
+// selection leaves out: prune.go) cannot make a document a match, so
+// MaxScore places them first (fixed = w.nonGen) and never draws
+// candidates from them. A phrase's rare words then lift every running sum
+// above θ and keep even the commonest words of the disjunction essential:
+// "TODO(minux): correctly handle __i686.get_pc_thunk.bx without set" drew
+// every document holding "set", "without" or "handl". Ordered with the
+// others (fixed = 0), such a word draws candidates itself, checked as
+// the words of a phrase read by the walk are (lazy: a document none of
+// the disjunction's terms holds is a match only if a phrase holds it,
+// msWalk.verify), and the common words fall below θ. Drawing from a word
+// that only scores pays only when it lets some of the disjunction's
+// terms go: while θ is low every term is essential, and a word that only
+// scores then draws documents that are no match (a pruning selection of
+// the two rarest terms of "Using scoring has several disadvantages.
+// MaxExact" drew the 274k documents holding "use" and took 11 ms instead
+// of 4.5). So the window takes the order in which fewer of the
+// disjunction's terms are essential (window). Over the bench's hundred
+// questions at 1M, alternated call by call, the fastest of three calls
+// of each summed 452 and 391 ms against 474 and 405, and the questions
+// holding a phrase took 4.1-6.3 ms where they took 7.5-11.5
+// (2026-12-06).
+func (w *msWalk) arrange(order []int, ub []float64, fixed int) ([]int, int) {
+	order = order[:0]
+	for i := range w.ts {
+		order = append(order, i)
+		for k := len(order) - 1; k > fixed && w.wb[order[k]] < w.wb[order[k-1]]; k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	s := 0.0
+	for k, i := range order {
+		s += w.wb[i]
+		ub[k] = s * (1 + boundMargin)
+	}
+	ess := fixed
+	for ess < len(order) && ub[ess] < w.theta {
+		ess++
+	}
+	return order, ess
+}
+
+// genEssential counts the disjunction's terms among ess (positions in
+// w.ts) that hold a posting in the window.
+func (w *msWalk) genEssential(ess []int) int {
+	n := 0
+	for _, i := range ess {
+		if w.ts[i].gen && w.wb[i] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed *roaring.Bitmap, avgdl float64, kept *msHeap, floor float64) *msWalk {
-	return &msWalk{ctx: ctx, ix: ix, ts: ts, nonGen: nonGen, contrib: make([]float64, units), has: make([]uint64, (units+63)/64),
+	w := &msWalk{ctx: ctx, ix: ix, ts: ts, nonGen: nonGen, contrib: make([]float64, units), has: make([]uint64, (units+63)/64),
 		allowed: allowed, avgdl: avgdl, c: bm25.K1 * (1 - bm25.B), e: bm25.K1 * bm25.B / avgdl, kept: kept, theta: floor,
-		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts))}
+		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts)),
+		order2: make([]int, len(ts)), ub2: make([]float64, len(ts))}
+	for i := range ts {
+		if t := &ts[i]; t.gen && !t.phrase && t.unit >= 0 && t.unit < 64 {
+			w.genUnits |= 1 << t.unit
+		}
+	}
+	return w
 }
 
 // enter opens the walk's terms in the segment ss of global numbers from
@@ -237,24 +310,15 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		w.windows++
 		return false, nil
 	}
-	// The order: the terms that only score, then the disjunction's by
-	// window bound ascending (a phrase's is 0).
-	order := w.order[:0]
-	for i := range ts {
-		order = append(order, i)
-		for k := len(order) - 1; k > w.nonGen && w.wb[order[k]] < w.wb[order[k-1]]; k-- {
-			order[k], order[k-1] = order[k-1], order[k]
+	// The order (arrange): the terms that only score first, unless
+	// ordering them with the others leaves fewer of the disjunction's
+	// terms essential.
+	order, ess := w.arrange(w.order, w.ub, w.nonGen)
+	if w.nonGen > 0 {
+		if o, e := w.arrange(w.order2, w.ub2, 0); w.genEssential(o[e:]) < w.genEssential(order[ess:]) {
+			order, ess = o, e
+			w.order, w.order2, w.ub, w.ub2 = w.order2, w.order, w.ub2, w.ub
 		}
-	}
-	s := 0.0
-	for k, i := range order {
-		s += w.wb[i]
-		w.ub[k] = s * (1 + boundMargin)
-	}
-	ub := w.ub
-	ess := w.nonGen
-	for ess < len(order) && ub[ess] < w.theta {
-		ess++
 	}
 	bulk := w.bulk(order[ess:])
 	if maxScoreWindow != nil {
@@ -280,8 +344,9 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 		dl := -1.0 // d's length, once a term cursor stands on d
 		// matched: d holds a term of the disjunction or matches a phrase
 		// read by Bleve's searcher; otherwise only the words of phrases
-		// read by the walk drew it (lazy), and d is a match only if one
-		// of the phrases holds it (verify).
+		// (those read by the walk, or terms that only score: arrange)
+		// drew it (lazy), and d is a match only if one of the phrases
+		// holds it (verify).
 		matched, lazy := false, false
 		var err error
 		for k := ess; k < len(order); k++ {
@@ -304,6 +369,7 @@ func (w *msWalk) window(ws, we, base uint64, ords []uint32) (done bool, err erro
 					}
 				}
 				matched = matched || t.gen
+				lazy = lazy || !t.gen
 			default:
 				matched = true
 			}
