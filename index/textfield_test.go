@@ -21,6 +21,23 @@ const multilingual = "Les cafés de Paris sont célèbres; die Häuser der Stra�
 	"Ağaçların gölgesinde. fmt.Println(config.yaml) getUserName snake_case 5432 " +
 	"running runners ran runs; résumé RESUME Résumés. İstanbul'da ŞEHİR. \uE000x a\u0301b"
 
+// randomTexts are n texts of up to words words of multilingual and of
+// benchText, joined by spaces and punctuation (seed fixes them).
+func randomTexts(seed uint64, n, words int) []string {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	vocab := strings.Fields(multilingual + " " + benchText(2000))
+	texts := make([]string, 0, n)
+	for range n {
+		var b strings.Builder
+		for range rng.IntN(words) {
+			b.WriteString(vocab[rng.IntN(len(vocab))])
+			b.WriteString([]string{" ", ", ", "\n", "-", "_", "."}[rng.IntN(6)])
+		}
+		texts = append(texts, b.String())
+	}
+	return texts
+}
+
 // analyseBleve is what Bleve's own text field makes of text.
 func analyseBleve(t *testing.T, ix *Index, text string) (int, bindex.TokenFrequencies) {
 	t.Helper()
@@ -42,18 +59,7 @@ func analyseBleve(t *testing.T, ix *Index, text string) (int, bindex.TokenFreque
 // Oracle: the memoised text field produces Bleve's term frequencies, term
 // for term and location for location, in every FTS_LANGUAGE.
 func TestTextFieldMatchesBleve(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	words := strings.Fields(multilingual + " " + benchText(2000))
-	var texts []string
-	texts = append(texts, "", "   ...  ", "\u0301\u0301", multilingual, largestText(5000))
-	for range 20 {
-		var b strings.Builder
-		for range rng.IntN(300) {
-			b.WriteString(words[rng.IntN(len(words))])
-			b.WriteString([]string{" ", ", ", "\n", "-", "_"}[rng.IntN(5)])
-		}
-		texts = append(texts, b.String())
-	}
+	texts := append([]string{"", "   ...  ", "\u0301\u0301", multilingual, largestText(5000)}, randomTexts(11, 20, 300)...)
 	for _, lang := range Languages() {
 		ix, err := Open(Options{Language: lang})
 		if err != nil {

@@ -3,7 +3,6 @@ package index
 import (
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -29,17 +28,7 @@ func matchSpansByAnalyzer(ix *Index, text string, terms []string) [][2]int {
 // the memo cold, warm, and starting over on every few words.
 func TestMatchSpansMatchesAnalyzer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	words := strings.Fields(multilingual + " " + benchText(2000))
-	var texts []string
-	texts = append(texts, "", " .. ", multilingual)
-	for range 30 {
-		var b strings.Builder
-		for range rng.IntN(120) {
-			b.WriteString(words[rng.IntN(len(words))])
-			b.WriteString([]string{" ", ", ", "\n", "-", "."}[rng.IntN(5)])
-		}
-		texts = append(texts, b.String())
-	}
+	texts := append([]string{"", " .. ", multilingual}, randomTexts(21, 30, 120)...)
 	defer func(n int) { wordTermsMax = n }(wordTermsMax)
 	for _, max := range []int{1 << 16, 5} {
 		wordTermsMax = max
