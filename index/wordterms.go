@@ -13,13 +13,15 @@ import (
 // word in, one term out, depending on the word alone, and the snowball
 // stemmers were 75 % of the english analyzer's CPU (BenchmarkAnalyzer at
 // 16 KiB of notes, 15.4 MB/s). A text field already filtered each
-// distinct word of one text once; most words of a text were filtered for
-// earlier texts too, and hybrid search ran the whole analyzer over the
-// ten texts of every page to place their passages, 0.4 ms of a 1M
-// hybrid call's serial tail (docs/benchmarks.md).
+// distinct word of its own text once, but most words of a text were
+// filtered for earlier texts too, and hybrid search ran the whole
+// analyzer over the ten texts of every page to place their passages.
+// With the memo the bench's hundred 1M hybrid questions, alternated call
+// by call, summed 2-3 % lower, and the 100k store rate rose from 2,455
+// and 2,951 entries/s to 2,927 and 3,417 (docs/benchmarks.md, 2026-12-06).
 //
 // The memo holds at most wordTermsMax words and starts over when full,
-// so its memory is bounded (about 6 MB) and a vocabulary that drifts
+// so its memory is bounded (about 5 MB) and a vocabulary that drifts
 // keeps its current words.
 type wordTerms struct {
 	filters []analysis.TokenFilter
