@@ -141,3 +141,31 @@ func TestFuseKeepsDepth(t *testing.T) {
 		t.Fatalf("empty fusion: %v %+v", empty, fs)
 	}
 }
+
+// TestGatherKeepsFirstRank: an id a leg returns twice is one candidate,
+// with its first hit and rank in that leg, in both fusions.
+func TestGatherKeepsFirstRank(t *testing.T) {
+	text := []TextHit{{ID: "a", Score: 3}, {ID: "b", Score: 2}, {ID: "a", Score: 1}}
+	vec := []VectorHit{{ID: "b", Distance: 0.1}, {ID: "c", Distance: 0.2}, {ID: "b", Distance: 0.9}}
+	for name, fuse := range map[string]func() ([]Candidate, FusionStats){
+		"weighted": func() ([]Candidate, FusionStats) { return FuseWeighted(60, 1, text, vec) },
+		"convex":   func() ([]Candidate, FusionStats) { return FuseConvex(0.5, text, vec) },
+	} {
+		got, fs := fuse()
+		if len(got) != 3 || fs.TotalUniqueDocuments != 3 || fs.DocumentsInBoth != 1 || fs.DocumentsFTSOnly != 1 || fs.DocumentsSemanticOnly != 1 {
+			t.Fatalf("%s: %d candidates, stats %+v", name, len(got), fs)
+		}
+		for _, c := range got {
+			switch c.ID {
+			case "a":
+				if c.TextRank != 1 || c.Text.Score != 3 {
+					t.Errorf("%s: a has text rank %d score %v, want its first: 1, 3", name, c.TextRank, c.Text.Score)
+				}
+			case "b":
+				if c.VectorRank != 1 || c.Vector.Distance != 0.1 || c.TextRank != 2 {
+					t.Errorf("%s: b has vector rank %d distance %v, text rank %d; want 1, 0.1, 2", name, c.VectorRank, c.Vector.Distance, c.TextRank)
+				}
+			}
+		}
+	}
+}
