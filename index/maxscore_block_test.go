@@ -368,6 +368,96 @@ func TestLengthsFromPostings(t *testing.T) {
 	}
 }
 
+// TestLongDocumentsLengthFromPostings: the segment's lengths array packs
+// two lengths to a word; a document of lenMax terms or more keeps no
+// length there and is weighed with its postings' length, and its
+// neighbours in the word keep theirs. Walks over such documents score as
+// the exhaustive walk does.
+func TestLongDocumentsLengthFromPostings(t *testing.T) {
+	defer func(d, m, e, w uint64) { blockDocs, minBlockDF, denseEvery, warmMinDocs = d, m, e, w }(blockDocs, minBlockDF, denseEvery, warmMinDocs)
+	defer func(s uint64) { skipMax = s }(skipMax)
+	blockDocs, minBlockDF, denseEvery, warmMinDocs, skipMax = 32, 8, 4, 1<<40, 0
+	ix, err := Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.inlineBlocks = true
+	rng := rand.New(rand.NewPCG(3, 5))
+	// The long documents' terms: one under the limit (recorded), at it,
+	// and past it.
+	long := map[int]int{9: int(lenMax) - 1, 10: int(lenMax), 41: int(lenMax) + 20}
+	var docs []Doc
+	for i := range 97 {
+		var w []string
+		for _, c := range []string{"system", "value", "number"} {
+			for range 1 + rng.IntN(3) {
+				w = append(w, c)
+			}
+		}
+		n := rng.IntN(40)
+		if total, ok := long[i]; ok {
+			n = total - len(w)
+		}
+		for range n {
+			w = append(w, fmt.Sprintf("filler%d", rng.IntN(300)))
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("%032x", i), Text: strings.Join(w, " "), Owner: "p",
+			ThreadID: "t", Source: "user", ContentType: "text", CreatedAt: time.Unix(int64(i), 0)})
+	}
+	ctx := context.Background()
+	if err := ix.Apply(ctx, docs, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string, exhaustive bool) string {
+		ix.noMaxScore = exhaustive
+		r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scored(r)
+	}
+	queries := []string{`"system" OR "value"`, `"number" OR "filler7" OR "system"`, `"value" OR "filler12"`}
+	for range 2 { // the first walks build the blocks
+		for _, q := range queries {
+			if got, want := search(q, false), search(q, true); got != want {
+				t.Fatalf("%s: MaxScore differs from the exhaustive walk:\n got %s\nwant %s", q, got, want)
+			}
+		}
+	}
+	// Every document holds "system", whose list is dense: each length is
+	// recorded but the long documents'.
+	unrecorded, recorded := 0, 0
+	ix.blocks.mu.Lock()
+	for _, sb := range ix.blocks.segs {
+		for d := range uint64(len(sb.lens)) * lensPer {
+			b := termBlocks{lens: sb.lens}
+			switch dl := b.length(d); {
+			case dl == 0:
+				unrecorded++
+			case dl >= float64(lenMax):
+				t.Errorf("document %d: length %v recorded, at or past %d", d, dl, lenMax)
+			default:
+				recorded++
+			}
+		}
+	}
+	ix.blocks.mu.Unlock()
+	past := 0 // documents of lenMax terms or more
+	for _, d := range docs {
+		if len(strings.Fields(d.Text)) >= int(lenMax) {
+			past++
+		}
+	}
+	if past != 2 {
+		t.Fatalf("%d documents reach the limit, want 2", past)
+	}
+	padding := len(docs) % int(lensPer) // the last word's free part
+	if recorded != len(docs)-past || unrecorded != past+padding {
+		t.Fatalf("%d lengths recorded and %d not; want %d and %d (%d documents past the limit)", recorded, unrecorded, len(docs)-past, past+padding, past)
+	}
+}
+
 // TestPostingReadTwice: a long list's cursor walking its blocks reads
 // the postings for a frequency the blocks do not hold, and a document
 // read so once and asked for again (the cursor moved onto it, then its
