@@ -37,6 +37,11 @@ func l2sq(a, b []float32) float32 {
 //go:noescape
 func prefetch(p *float32)
 
+// prefetchLine asks the CPU to start loading the cache line holding p.
+//
+//go:noescape
+func prefetchLine(p *float32)
+
 // The 8-bit kernels (int8.go) in distance_amd64.s take a multiple of
 // eight elements: eight bytes widened to int32, converted to float32 and
 // fused into two accumulators per step; the tail is added in Go.

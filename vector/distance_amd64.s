@@ -135,6 +135,12 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	PREFETCHT0 192(AX)
 	RET
 
+// func prefetchLine(p *float32)
+TEXT ·prefetchLine(SB), NOSPLIT, $0-8
+	MOVQ       p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET
+
 // func dotF32I8AVX2(q *float32, c *int8, n int) float32
 // n is a multiple of 8.
 TEXT ·dotF32I8AVX2(SB), NOSPLIT, $0-28

@@ -5,7 +5,8 @@ package vector
 func dot(a, b []float32) float32  { return dotGeneric(a, b) }
 func l2sq(a, b []float32) float32 { return l2sqGeneric(a, b) }
 
-func prefetch(*float32) {}
+func prefetch(*float32)     {}
+func prefetchLine(*float32) {}
 
 func dotF32I8(q []float32, c []int8) float32             { return dotF32I8Generic(q, c) }
 func l2sqF32I8(q []float32, c []int8, s float32) float32 { return l2sqF32I8Generic(q, c, s) }

@@ -49,6 +49,9 @@ func (ix *Index) searchLayer(s *searchScratch, q *querier, eps []cand, ef, l int
 		if len(s.res) >= ef && c.d > s.res.top().d {
 			break
 		}
+		if l == 0 && len(s.cands) > 0 {
+			ix.prefetchLinks(s.cands[0].id)
+		}
 		for _, n := range s.unvisited(ix, ix.neighbours(c.id, l)) {
 			d := q.dist(n)
 			if len(s.res) < ef || d < s.res.top().d {
@@ -83,6 +86,9 @@ func (ix *Index) searchFiltered(s *searchScratch, q *querier, ep cand, ef, bound
 		c := s.cands.pop()
 		if len(s.res) >= bound && c.d > s.res.top().d {
 			break
+		}
+		if len(s.cands) > 0 {
+			ix.prefetchLinks(s.cands[0].id)
 		}
 		for _, n := range s.unvisited(ix, ix.neighbours(c.id, 0)) {
 			d := q.dist(n)
