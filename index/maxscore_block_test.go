@@ -335,15 +335,7 @@ func TestLengthsFromPostings(t *testing.T) {
 	ix := pruneTestIndex(t)
 	defer ix.Close()
 	ix.inlineBlocks = true
-	ctx := context.Background()
-	search := func(q string, exhaustive bool) string {
-		ix.noMaxScore = exhaustive
-		r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: 50})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return scored(r)
-	}
+	search := func(q string, exhaustive bool) string { return walkScores(t, ix, q, exhaustive, 50) }
 	for _, q := range pruneTestQueries {
 		search(q, false) // builds the lists' blocks, which record the lengths
 	}
@@ -409,14 +401,7 @@ func TestLongDocumentsLengthFromPostings(t *testing.T) {
 	if err := ix.Apply(ctx, docs, nil, 1); err != nil {
 		t.Fatal(err)
 	}
-	search := func(q string, exhaustive bool) string {
-		ix.noMaxScore = exhaustive
-		r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return scored(r)
-	}
+	search := func(q string, exhaustive bool) string { return walkScores(t, ix, q, exhaustive, 20) }
 	queries := []string{`"system" OR "value"`, `"number" OR "filler7" OR "system"`, `"value" OR "filler12"`}
 	for range 2 { // the first walks build the blocks
 		for _, q := range queries {
@@ -456,6 +441,18 @@ func TestLongDocumentsLengthFromPostings(t *testing.T) {
 	if recorded != len(docs)-past || unrecorded != past+padding {
 		t.Fatalf("%d lengths recorded and %d not; want %d and %d (%d documents past the limit)", recorded, unrecorded, len(docs)-past, past+padding, past)
 	}
+}
+
+// walkScores is the first size hits of q (boolean mode, principal p) with
+// their scores, by the MaxScore walk or the exhaustive one.
+func walkScores(t *testing.T, ix *Index, q string, exhaustive bool, size int) string {
+	t.Helper()
+	ix.noMaxScore = exhaustive
+	r, err := ix.Search(context.Background(), Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scored(r)
 }
 
 // TestPostingReadTwice: a long list's cursor walking its blocks reads
