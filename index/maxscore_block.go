@@ -309,15 +309,17 @@ const buildOnUse = 2
 var warmMinDocs uint64 = 16384
 
 // warmBytesPerDoc bounds what a segment's warm-up builds, the segment's
-// lengths (4 bytes a document) included: its dense lists, then its sparse
-// long lists from the longest down while they fit. A list costs a query
-// about what it holds, and a query's words are drawn about as often as
-// they occur, so the longest lists carry most of the cost left to lists
-// without blocks: at 1M entries the 27 dense lists (12.4 MB) and the 180
-// longest of the 1,522 sparse ones (23.7 MB) fit the 40 MB the 916k
-// documents allow, and those 180 hold 84 % of the sparse lists' summed
-// squared lengths. 44 bytes a document is what the dense lists of one
-// document in sixteen took with the lengths (about 40 MB there).
+// lengths (2 bytes a document; 4 when the figures below were measured, so
+// the lists now have 2 bytes a document more) included: its dense lists,
+// then its sparse long lists from the longest down while they fit. A
+// list costs a query about what it holds, and a query's words are drawn
+// about as often as they occur, so the longest lists carry most of the
+// cost left to lists without blocks: at 1M entries the 27 dense lists
+// (12.4 MB) and the 180 longest of the 1,522 sparse ones (23.7 MB) fit
+// the 40 MB the 916k documents allow, and those 180 hold 84 % of the
+// sparse lists' summed squared lengths. 44 bytes a document is what the
+// dense lists of one document in sixteen took with the lengths (about 40
+// MB there).
 var warmBytesPerDoc uint64 = 44
 
 // blocks returns term's block bounds in ss (nil: a short list, or the
