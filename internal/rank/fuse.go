@@ -165,11 +165,13 @@ func FuseWeighted(k int, semWeight float64, text []TextHit, vec []VectorHit) ([]
 }
 
 // gather returns every candidate of the legs once, with its hits and
-// 1-based ranks (a repeated id keeps its first rank), its place in the
-// candidates by id, and the fusion statistics but RRFK.
-func gather(text []TextHit, vec []VectorHit) ([]Candidate, map[string]int32, FusionStats) {
+// 1-based ranks (a repeated id keeps its first rank), the place in the
+// candidates of each hit (text's, then vec's: no second lookup of an id),
+// and the fusion statistics but RRFK.
+func gather(text []TextHit, vec []VectorHit) ([]Candidate, []int32, FusionStats) {
 	pos := make(map[string]int32, len(text)+len(vec))
 	out := make([]Candidate, 0, len(text)+len(vec)) // never grown: get's pointers hold
+	at := make([]int32, 0, len(text)+len(vec))
 	get := func(id string) *Candidate {
 		i, ok := pos[id]
 		if !ok {
@@ -177,6 +179,7 @@ func gather(text []TextHit, vec []VectorHit) ([]Candidate, map[string]int32, Fus
 			pos[id] = i
 			out = append(out, Candidate{ID: id})
 		}
+		at = append(at, i)
 		return &out[i]
 	}
 	for i := range text {
@@ -200,14 +203,35 @@ func gather(text []TextHit, vec []VectorHit) ([]Candidate, map[string]int32, Fus
 			fs.DocumentsSemanticOnly++
 		}
 	}
-	return out, pos, fs
+	return out, at, fs
 }
 
-// best sorts the candidates by fused score (RRF DESC, id ASC: R-333) and
-// keeps the first Depth.
+// best returns the first Depth candidates by fused score (RRF DESC, id
+// ASC: R-333), in that order. It sorts 16-byte keys, not the 64-byte
+// candidates, and reads an id only to break a tie. A fusion runs after
+// both legs with nothing beside it (0.10-0.12 ms of a 1M hybrid call),
+// and sorting the candidates themselves was half of it: with the keys,
+// and gather handing over each hit's place instead of a second lookup of
+// its id, BenchmarkFuse (convex, legs of 200) went from 60-69 to 46-49
+// µs (2026-12-06).
 func best(out []Candidate) []Candidate {
-	slices.SortFunc(out, func(a, b Candidate) int {
-		return cmp.Or(cmp.Compare(b.RRF, a.RRF), strings.Compare(a.ID, b.ID))
+	type key struct {
+		score float64
+		i     int32
+	}
+	keys := make([]key, len(out))
+	for i := range out {
+		keys[i] = key{out[i].RRF, int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(out[a.i].ID, out[b.i].ID)
 	})
-	return out[:min(len(out), Depth)]
+	page := make([]Candidate, min(len(out), Depth))
+	for j := range page {
+		page[j] = out[keys[j].i]
+	}
+	return page
 }

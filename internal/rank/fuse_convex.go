@@ -42,14 +42,14 @@ const (
 // measured too; α = [DefaultSemanticWeight] (0.1) is min-max's best on
 // the odd half.
 func FuseConvex(alpha float64, text []TextHit, vec []VectorHit) ([]Candidate, FusionStats) {
-	out, pos, fs := gather(text, vec)
+	out, at, fs := gather(text, vec)
 	tl := make([]Scored, len(text))
 	for i, h := range text {
-		tl[i] = Scored{I: pos[h.ID], Score: h.Score}
+		tl[i] = Scored{I: at[i], Score: h.Score}
 	}
 	vl := make([]Scored, len(vec))
 	for i, h := range vec {
-		vl[i] = Scored{I: pos[h.ID], Score: similarity(h.Distance)}
+		vl[i] = Scored{I: at[len(text)+i], Score: similarity(h.Distance)}
 	}
 	for _, f := range Convex(alpha, vl, tl) {
 		out[f.I].RRF = f.Score

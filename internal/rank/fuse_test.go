@@ -1,8 +1,12 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/contextd/contextd/persist"
@@ -165,6 +169,33 @@ func TestGatherKeepsFirstRank(t *testing.T) {
 				if c.VectorRank != 1 || c.Vector.Distance != 0.1 || c.TextRank != 2 {
 					t.Errorf("%s: b has vector rank %d distance %v, text rank %d; want 1, 0.1, 2", name, c.VectorRank, c.Vector.Distance, c.TextRank)
 				}
+			}
+		}
+	}
+}
+
+// TestBestMatchesSort checks best against sorting the candidates
+// themselves (RRF DESC, id ASC) and cutting at Depth, over random scores
+// drawn from a few values, so ties are common.
+func TestBestMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, Depth, Depth + 1, 350} {
+		out := make([]Candidate, n)
+		for i := range out {
+			out[i] = Candidate{ID: fmt.Sprintf("e%04d", r.IntN(10000)), RRF: float64(r.IntN(5)) / 4, TextRank: i}
+		}
+		want := slices.Clone(out)
+		slices.SortFunc(want, func(a, b Candidate) int {
+			return cmp.Or(cmp.Compare(b.RRF, a.RRF), strings.Compare(a.ID, b.ID))
+		})
+		want = want[:min(n, Depth)]
+		got := best(out)
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %d candidates, want %d", n, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID != want[i].ID || got[i].RRF != want[i].RRF {
+				t.Fatalf("n=%d: candidate %d is %s (%v), want %s (%v)", n, i, got[i].ID, got[i].RRF, want[i].ID, want[i].RRF)
 			}
 		}
 	}
