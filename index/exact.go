@@ -92,17 +92,15 @@ func (h *exactHeap) Pop() any {
 // the prefilter) by textbook BM25 over units with the statistics st, read
 // from st's reader, best first (score DESC, id DESC); Total counts every
 // match visited (MaxScore skips some). With locations, the hits carry their term locations in sel.
-// floor is a score the depth-th best match is known to reach (0 when
-// unknown): a disjunction of term queries over a large allowed set is
-// selected document at a time with MaxScore skipping (maxscore.go), which
-// uses it; the answer never depends on it.
-func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []scoreUnit, st *collStats, depth int, locations bool, floor float64) (*bleve.SearchResult, error) {
+// A disjunction of term queries over a large allowed set is selected
+// document at a time with MaxScore skipping (maxscore.go).
+func (ix *Index) selectExact(ctx context.Context, sel query.Query, units []scoreUnit, st *collStats, depth int, locations bool) (*bleve.SearchResult, error) {
 	snap, ok := st.r.(*scorch.IndexSnapshot)
 	if !ok {
 		return nil, fmt.Errorf("index: exact selection needs a scorch snapshot, got %T", st.r)
 	}
 	if plan := ix.maxScorePlan(sel, units); plan != nil {
-		return ix.selectMaxScore(ctx, sel, plan, units, st, snap, depth, locations, floor)
+		return ix.selectMaxScore(ctx, sel, plan, units, st, snap, depth, locations)
 	}
 	segs := snap.Segments()
 	offsets := segmentOffsets(segs)

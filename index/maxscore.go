@@ -377,10 +377,8 @@ func (t *msTerm) length() (float64, error) {
 	return t.dl, nil
 }
 
-// selectMaxScore is selectExact for a MaxScore plan; floor, when above 0,
-// is a score the depth-th best match is known to reach (a previous
-// selection over a subset of these matches), so nothing below it is kept.
-func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPlan, units []scoreUnit, st *collStats, snap *scorch.IndexSnapshot, depth int, locations bool, floor float64) (*bleve.SearchResult, error) {
+// selectMaxScore is selectExact for a MaxScore plan.
+func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPlan, units []scoreUnit, st *collStats, snap *scorch.IndexSnapshot, depth int, locations bool) (*bleve.SearchResult, error) {
 	// The terms: those that only score first, then the disjunction's (by
 	// bound ascending, which orders the walk's ties).
 	ts := make([]msTerm, 0, len(units))
@@ -456,7 +454,7 @@ func (ix *Index) selectMaxScore(ctx context.Context, sel query.Query, plan *msPl
 			}
 			defer closePhrases(wts)
 		}
-		ws[i] = newMSWalk(ctx, ix, wts, nonGen, len(units), allowed, st.avgdl(), kept, floor)
+		ws[i] = newMSWalk(ctx, ix, wts, nonGen, len(units), allowed, st.avgdl(), kept)
 		ws[i].dict = st.dict
 	}
 	if err := ix.runWalks(ctx, ws, ranges, segs); err != nil {

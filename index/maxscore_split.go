@@ -189,7 +189,6 @@ func (ix *Index) runWalks(ctx context.Context, ws []*msWalk, ranges []msRange, s
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	shared := &sharedTheta{}
-	shared.raise(ws[0].theta) // the floor
 	errs := make([]error, len(ws))
 	var wg sync.WaitGroup
 	for i, w := range ws {

@@ -142,9 +142,9 @@ func (w *msWalk) genEssential(ess []int) int {
 	return n
 }
 
-func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed *roaring.Bitmap, avgdl float64, kept *msHeap, floor float64) *msWalk {
+func newMSWalk(ctx context.Context, ix *Index, ts []msTerm, nonGen, units int, allowed *roaring.Bitmap, avgdl float64, kept *msHeap) *msWalk {
 	w := &msWalk{ctx: ctx, ix: ix, ts: ts, nonGen: nonGen, contrib: make([]float64, units), has: make([]uint64, (units+63)/64),
-		allowed: allowed, avgdl: avgdl, c: bm25.K1 * (1 - bm25.B), e: bm25.K1 * bm25.B / avgdl, kept: kept, theta: floor,
+		allowed: allowed, avgdl: avgdl, c: bm25.K1 * (1 - bm25.B), e: bm25.K1 * bm25.B / avgdl, kept: kept,
 		wb: make([]float64, len(ts)), order: make([]int, len(ts)), ub: make([]float64, len(ts)),
 		order2: make([]int, len(ts)), ub2: make([]float64, len(ts))}
 	for i := range ts {

@@ -10,30 +10,38 @@ import (
 	"time"
 )
 
-// TestPruneAgainstExactBM25: term pruning leaves the common words out of
-// candidate selection and still ranks exactly like BM25 when the selected
-// terms' documents fit the pool (here they do). The oracle is the exact
-// ranking: every match rescored (a depth as large as the collection). The
-// unpruned selection, whose pool Bleve's own score picks, must stay close
-// (at least 90 of the top 100 ranks). The collection makes pruning apply: every
-// document holds the common words, a fraction of them each rare word.
+// TestPruneAgainstExactBM25: a candidate bound below the common words'
+// document counts leaves them out of candidate selection, which still
+// ranks exactly like BM25 (the rare terms' θ exceeds what the common ones
+// can add); with the default bound the selection is the whole
+// disjunction, exact too. The oracle is the exact ranking: every match
+// rescored (a depth as large as the collection). The unpruned selection,
+// whose pool Bleve's own score picks, must stay close (at least 90 of the
+// top 100 ranks). The collection makes pruning apply: every document holds
+// the common words, a fraction of them each rare word.
 func TestPruneAgainstExactBM25(t *testing.T) {
 	ix := sharedPruneTestIndex(t)
 	ctx := context.Background()
 	for _, q := range pruneTestQueries {
 		t.Run(q, func(t *testing.T) {
-			search := func(size int, prune bool) Result {
-				ix.noPrune = !prune
-				defer func() { ix.noPrune = false }()
+			search := func(size int, prune bool, bound int) Result {
+				ix.noPrune, ix.maxCandidates = !prune, bound
+				defer func() { ix.noPrune, ix.maxCandidates = false, 0 }()
 				r, err := ix.Search(ctx, Query{Text: q, Mode: "boolean", Access: Access{Principal: "p"}, Size: size, Explain: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				return r
 			}
-			exact := search(len(pruneTestDocs), false).Hits
-			for _, prune := range []bool{true, false} {
-				r := search(100, prune)
+			exact := search(len(pruneTestDocs), false, 0).Hits
+			// Below every common word's count (each document holds them),
+			// above the rare words' together.
+			tight := len(pruneTestDocs) - 1
+			for _, c := range []struct {
+				prune bool
+				bound int
+			}{{true, tight}, {true, 0}, {false, 0}} {
+				r := search(100, c.prune, c.bound)
 				same := 0
 				for i, h := range r.Hits {
 					if h.ID == exact[i].ID && h.Score == exact[i].Score {
@@ -41,11 +49,13 @@ func TestPruneAgainstExactBM25(t *testing.T) {
 					}
 				}
 				switch {
-				case prune && same != 100:
-					t.Fatalf("pruned: %d of the top 100 match the exact BM25 ranking, want all", same)
-				case prune && strings.Contains(r.Plan, `"system"`):
-					t.Fatalf("pruning kept the common word in the selection: %s", r.Plan)
-				case !prune && same < 90:
+				case c.prune && same != 100:
+					t.Fatalf("pruned (bound %d): %d of the top 100 match the exact BM25 ranking, want all", c.bound, same)
+				case c.bound == tight && strings.Contains(r.Plan, `"system"`):
+					t.Fatalf("the bound kept the common word in the selection: %s", r.Plan)
+				case c.bound == tight && !strings.Contains(r.Plan, `"term"`):
+					t.Fatalf("no rare term selected: %s", r.Plan)
+				case !c.prune && same < 90:
 					t.Fatalf("unpruned: only %d of the top 100 match the exact BM25 ranking", same)
 				}
 			}
