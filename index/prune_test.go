@@ -55,6 +55,11 @@ func TestPruneAgainstExactBM25(t *testing.T) {
 					t.Fatalf("the bound kept the common word in the selection: %s", r.Plan)
 				case c.bound == tight && !strings.Contains(r.Plan, `"term"`):
 					t.Fatalf("no rare term selected: %s", r.Plan)
+				case c.prune && c.bound == 0 && strings.Count(r.Plan, `"term"`) != strings.Count(q, " OR ")+1:
+					// One selection, as large as the bound allows: here
+					// every term (a first selection of the rare ones
+					// alone, grown only when it fails, would list fewer).
+					t.Fatalf("the default bound selected %d of the terms: %s", strings.Count(r.Plan, `"term"`), r.Plan)
 				case !c.prune && same < 90:
 					t.Fatalf("unpruned: only %d of the top 100 match the exact BM25 ranking", same)
 				}

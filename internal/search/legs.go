@@ -49,8 +49,8 @@ type LegResults struct {
 // second processor to wake and take it. That was the full-text leg, the
 // longer one, which began 0.15-0.17 ms into a 1M hybrid call (0.08 ms
 // now, its change-log read). Alternated call by call on the kept 1M
-// database, the sums of the 100 hybrid questions were 2-4 % lower in six
-// rounds of six (448-487 ms against 453-508; 2026-12-06).
+// database, the sums of the 100 hybrid questions were 2-4 % lower in all
+// six rounds (448-487 ms against 453-508; 2026-12-06).
 func (l Legs) Run(ctx context.Context, acc persist.Access) LegResults {
 	var (
 		res LegResults
