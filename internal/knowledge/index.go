@@ -94,9 +94,9 @@ func (x *chunkIndex) indexChunks(text string, chunks []Chunk, vecs [][]float32) 
 func (x *chunkIndex) indexCoded(text string, chunks []Chunk, codes [][]int16) (out []indexedChunk, total int) {
 	out = make([]indexedChunk, len(chunks))
 	heads := map[string]string{}
-	var buf []byte
+	var sc chunkScratch
 	for i, c := range chunks {
-		out[i], buf = x.vocab.indexChunk(c, buf)
+		out[i] = x.vocab.indexChunk(c, &sc)
 		ic := &out[i]
 		if h, ok := spanHead(text, c); ok {
 			if _, seen := heads[h]; !seen {
@@ -111,7 +111,25 @@ func (x *chunkIndex) indexCoded(text string, chunks []Chunk, codes [][]int16) (o
 		}
 		total += int(ic.n)
 	}
+	packTerms(out)
 	return out, total
+}
+
+// packTerms moves the chunks' term counts into one allocation per
+// document, as their vector codes are (encodeVecs). One small array a
+// chunk (about 450 bytes) was allocated between the indexing's garbage,
+// so the spans holding the few that lived stayed resident.
+func packTerms(out []indexedChunk) {
+	n := 0
+	for i := range out {
+		n += len(out[i].terms.p)
+	}
+	slab := make([]uint32, 0, n)
+	for i := range out {
+		at := len(slab)
+		slab = append(slab, out[i].terms.p...)
+		out[i].terms.p = slab[at:len(slab):len(slab)]
+	}
 }
 
 // spanHead reports whether c is text[c.Start:c.End], alone or after a

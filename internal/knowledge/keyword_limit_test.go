@@ -24,7 +24,7 @@ func limitCands(texts []string) ([]candidate, int, *vocab) {
 	cands := make([]candidate, len(texts))
 	total := 0
 	for i, s := range texts {
-		ic, _ := v.indexChunk(Chunk{Text: s}, nil)
+		ic := v.indexChunk(Chunk{Text: s}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%03d", i), c: &ic}
 		total += int(ic.n)
 	}

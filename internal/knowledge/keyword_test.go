@@ -15,7 +15,7 @@ func kwHits(texts []string, q string) []int {
 	cands := make([]candidate, len(texts))
 	total := 0
 	for i, s := range texts {
-		ic, _ := v.indexChunk(Chunk{Text: s}, nil)
+		ic := v.indexChunk(Chunk{Text: s}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%02d", i), c: &ic}
 		total += int(ic.n)
 	}
@@ -189,7 +189,7 @@ func TestKeywordLongQueryMemory(t *testing.T) {
 	cands := make([]candidate, 3000)
 	total := 0
 	for i := range cands {
-		ic, _ := v.indexChunk(Chunk{Text: fmt.Sprintf("common w%d x%d", i, i%7)}, nil)
+		ic := v.indexChunk(Chunk{Text: fmt.Sprintf("common w%d x%d", i, i%7)}, nil)
 		cands[i] = candidate{path: fmt.Sprintf("/%05d", i), c: &ic}
 		total += int(ic.n)
 	}

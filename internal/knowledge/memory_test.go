@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestResidentBytesPerChunk measures what one indexed chunk keeps in
@@ -67,13 +68,16 @@ func TestResidentBytesPerChunk(t *testing.T) {
 		}
 	}
 	avgText, nterms := float64(len(text))/chunks, float64(terms)/chunks
-	// The fixed part: the indexedChunk (88 bytes: breadcrumb, offsets,
-	// n, terms and vec headers) and the allocations' rounding to size
-	// classes.
-	formula := 120 + 4*nterms + 2*dims
-	t.Logf("%.0f bytes a chunk resident (text %.0f not kept, %.0f distinct terms, %d dims; formula 120 + 4 x terms + 2 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
-		per, avgText, nterms, dims, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
-	if per > formula*1.1 {
+	// The fixed part is the indexedChunk (88 bytes: breadcrumb, offsets,
+	// n, terms and vec headers). The terms and the codes are one
+	// allocation per document each (packTerms, encodeVecs), so no chunk
+	// pays a size class's rounding: 2 % over the formula fails the
+	// test, as one array a chunk did (705 bytes against 688 here).
+	fixed := float64(unsafe.Sizeof(indexedChunk{}))
+	formula := fixed + 4*nterms + 2*dims
+	t.Logf("%.0f bytes a chunk resident (text %.0f not kept, %.0f distinct terms, %d dims; formula %.0f + 4 x terms + 2 x dims = %.0f); vocabulary %d bytes for %d words (%.0f a word)",
+		per, avgText, nterms, dims, fixed, formula, vocabBytes, len(x.vocab.ids), float64(vocabBytes)/float64(len(x.vocab.ids)))
+	if per > formula*1.02 {
 		t.Errorf("%.0f bytes a chunk, the formula allows %.0f", per, formula)
 	}
 }

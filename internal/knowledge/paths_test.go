@@ -154,7 +154,7 @@ func TestTopOracle(t *testing.T) {
 func TestKeywordLegOracle(t *testing.T) {
 	v := newVocab()
 	mk := func(doc, text string) candidate {
-		ic, _ := v.indexChunk(Chunk{Text: text}, nil)
+		ic := v.indexChunk(Chunk{Text: text}, nil)
 		return candidate{doc: doc, c: &ic}
 	}
 	cands := []candidate{mk("a", "tea tea pot"), mk("b", "pot")}

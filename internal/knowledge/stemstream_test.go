@@ -30,7 +30,7 @@ func TestStemStreamOracle(t *testing.T) {
 			b.WriteString(words[r.IntN(len(words))])
 			b.WriteByte(' ')
 		}
-		c, _ := v.indexChunk(Chunk{Text: b.String()}, nil)
+		c := v.indexChunk(Chunk{Text: b.String()}, nil)
 		chunks = append(chunks, c)
 		m := map[string]int{}
 		token.Scan(b.String(), nil, func(_, _ int, term []byte) {

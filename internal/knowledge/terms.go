@@ -94,14 +94,20 @@ func (v *vocab) lookup(term string) uint32 {
 
 // counts packs m's terms, interning them, into a sorted termCounts.
 func (v *vocab) counts(m map[string]int) termCounts {
-	pairs := make([]uint64, 0, len(m))
+	tc, _ := v.countsWith(m, nil)
+	return tc
+}
+
+// countsWith is counts with pairs as scratch space, returned for reuse.
+func (v *vocab) countsWith(m map[string]int, pairs []uint64) (termCounts, []uint64) {
+	pairs = pairs[:0]
 	v.mu.Lock()
 	for t, n := range m {
 		pairs = append(pairs, uint64(v.termID(t))<<32|uint64(min(n, int(^uint32(0)))))
 	}
 	v.mu.Unlock()
 	slices.Sort(pairs)
-	return packCounts(pairs)
+	return packCounts(pairs), pairs
 }
 
 // termCounts are a chunk's term counts by term id, in one of two
@@ -246,16 +252,33 @@ func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)
 	return seen
 }
 
-// indexChunk tokenizes c into its exact stream; buf is scratch space,
-// returned for reuse. The result holds c's text as it is (indexChunks
+// chunkScratch is what indexing one chunk after another reuses: the
+// tokenizer's buffer, the term count map and the sorted pairs. A document
+// of 1 MB is about 2,000 chunks, and each made its map and pairs anew.
+type chunkScratch struct {
+	buf   []byte
+	terms map[string]int
+	pairs []uint64
+}
+
+// indexChunk tokenizes c into its exact stream, with sc's scratch space
+// (nil: its own). The result holds c's text as it is (indexChunks
 // decides what a chunk of the index keeps).
-func (v *vocab) indexChunk(c Chunk, buf []byte) (indexedChunk, []byte) {
-	terms := map[string]int{}
+func (v *vocab) indexChunk(c Chunk, sc *chunkScratch) indexedChunk {
+	if sc == nil {
+		sc = &chunkScratch{}
+	}
+	if sc.terms == nil {
+		sc.terms = map[string]int{}
+	}
+	clear(sc.terms)
 	n := 0
-	buf = token.Scan(c.Text, buf, func(_, _ int, term []byte) {
-		terms[string(term)]++
+	sc.buf = token.Scan(c.Text, sc.buf, func(_, _ int, term []byte) {
+		sc.terms[string(term)]++
 		n++
 	})
+	var tc termCounts
+	tc, sc.pairs = v.countsWith(sc.terms, sc.pairs)
 	return indexedChunk{str: c.Text, start: int32(min(max(c.Start, 0), math.MaxInt32)), end: int32(min(max(c.End, 0), math.MaxInt32)),
-		terms: v.counts(terms), n: int32(min(n, math.MaxInt32))}, buf
+		terms: tc, n: int32(min(n, math.MaxInt32))}
 }
