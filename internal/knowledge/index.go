@@ -115,10 +115,11 @@ func (x *chunkIndex) indexCoded(text string, chunks []Chunk, codes [][]int16) (o
 	return out, total
 }
 
-// packTerms moves the chunks' term counts into one allocation per
+// packTerms moves the chunks' term counts, packed one after another into
+// a growing scratch buffer, into one array of their exact size per
 // document, as their vector codes are (encodeVecs). One small array a
 // chunk (about 450 bytes) was allocated between the indexing's garbage,
-// so the spans holding the few that lived stayed resident.
+// and the idle heap held 10 MB more for the bulk upload's 198,200 chunks.
 func packTerms(out []indexedChunk) {
 	n := 0
 	for i := range out {

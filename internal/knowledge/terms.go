@@ -94,20 +94,23 @@ func (v *vocab) lookup(term string) uint32 {
 
 // counts packs m's terms, interning them, into a sorted termCounts.
 func (v *vocab) counts(m map[string]int) termCounts {
-	tc, _ := v.countsWith(m, nil)
-	return tc
+	var sc chunkScratch
+	return v.countsWith(m, &sc)
 }
 
-// countsWith is counts with pairs as scratch space, returned for reuse.
-func (v *vocab) countsWith(m map[string]int, pairs []uint64) (termCounts, []uint64) {
-	pairs = pairs[:0]
+// countsWith is counts with sc's pairs as scratch space, packed at the
+// end of sc.pend.
+func (v *vocab) countsWith(m map[string]int, sc *chunkScratch) termCounts {
+	pairs := sc.pairs[:0]
 	v.mu.Lock()
 	for t, n := range m {
 		pairs = append(pairs, uint64(v.termID(t))<<32|uint64(min(n, int(^uint32(0)))))
 	}
 	v.mu.Unlock()
 	slices.Sort(pairs)
-	return packCounts(pairs), pairs
+	tc, pend := appendCounts(sc.pend, pairs)
+	sc.pairs, sc.pend = pairs, pend
+	return tc
 }
 
 // termCounts are a chunk's term counts by term id, in one of two
@@ -132,6 +135,14 @@ const (
 
 // packCounts lays out pairs (id<<32 | count, sorted) as termCounts.
 func packCounts(pairs []uint64) termCounts {
+	tc, _ := appendCounts(nil, pairs)
+	return tc
+}
+
+// appendCounts is packCounts laid out at the end of dst, returned grown:
+// the chunks of one document are packed one after another into one
+// buffer (chunkScratch.pend), not into an array each.
+func appendCounts(dst []uint32, pairs []uint64) (termCounts, []uint32) {
 	wide := false
 	for _, tc := range pairs {
 		if tc>>32 >= narrowIDs || uint32(tc) > narrowCount {
@@ -139,18 +150,15 @@ func packCounts(pairs []uint64) termCounts {
 			break
 		}
 	}
-	if !wide {
-		p := make([]uint32, len(pairs))
-		for i, tc := range pairs {
-			p[i] = uint32(tc>>32)<<8 | uint32(tc)
+	at := len(dst)
+	for _, tc := range pairs {
+		if wide {
+			dst = append(dst, uint32(tc>>32), uint32(tc))
+		} else {
+			dst = append(dst, uint32(tc>>32)<<8|uint32(tc))
 		}
-		return termCounts{p: p}
 	}
-	p := make([]uint32, 2*len(pairs))
-	for i, tc := range pairs {
-		p[2*i], p[2*i+1] = uint32(tc>>32), uint32(tc)
-	}
-	return termCounts{p: p, wide: true}
+	return termCounts{p: dst[at:len(dst):len(dst)], wide: wide}, dst
 }
 
 // len is the number of distinct terms.
@@ -253,12 +261,15 @@ func (s *kwStream) each(c *indexedChunk, seen map[uint32]bool, f func(id uint32)
 }
 
 // chunkScratch is what indexing one chunk after another reuses: the
-// tokenizer's buffer, the term count map and the sorted pairs. A document
-// of 1 MB is about 2,000 chunks, and each made its map and pairs anew.
+// tokenizer's buffer, the term count map and the sorted pairs (a
+// document of 1 MB is about 2,000 chunks, and each made its map and
+// pairs anew), and pend, where the chunks' term counts are packed one
+// after another until packTerms gives them one array of their exact size.
 type chunkScratch struct {
 	buf   []byte
 	terms map[string]int
 	pairs []uint64
+	pend  []uint32
 }
 
 // indexChunk tokenizes c into its exact stream, with sc's scratch space
@@ -277,8 +288,6 @@ func (v *vocab) indexChunk(c Chunk, sc *chunkScratch) indexedChunk {
 		sc.terms[string(term)]++
 		n++
 	})
-	var tc termCounts
-	tc, sc.pairs = v.countsWith(sc.terms, sc.pairs)
 	return indexedChunk{str: c.Text, start: int32(min(max(c.Start, 0), math.MaxInt32)), end: int32(min(max(c.End, 0), math.MaxInt32)),
-		terms: tc, n: int32(min(n, math.MaxInt32))}
+		terms: v.countsWith(sc.terms, sc), n: int32(min(n, math.MaxInt32))}
 }
