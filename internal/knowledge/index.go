@@ -119,7 +119,8 @@ func (x *chunkIndex) indexCoded(text string, chunks []Chunk, codes [][]int16) (o
 // a growing scratch buffer, into one array of their exact size per
 // document, as their vector codes are (encodeVecs). One small array a
 // chunk (about 450 bytes) was allocated between the indexing's garbage,
-// and the idle heap held 10 MB more for the bulk upload's 198,200 chunks.
+// and the process held 6-14 MB more anonymous memory idle after the bulk
+// upload of 198,200 chunks (docs/benchmarks.md).
 func packTerms(out []indexedChunk) {
 	n := 0
 	for i := range out {
