@@ -137,7 +137,7 @@ func (e *Engine) FTSSearch(ctx context.Context, req FTSSearchRequest) (*FTSSearc
 	}
 	for _, h := range a.Hits {
 		resp.Results = append(resp.Results, FTSResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages),
-			Scores: h.Scores.Scores, Highlighted: h.Scores.Highlighted, Passage: passageOf(h.Passage)})
+			Scores: h.Scores.Scores, Highlighted: h.Scores.Highlighted, Passage: h.Passage})
 	}
 	resp.Count = len(resp.Results)
 	if req.ExplainQuery {

@@ -92,7 +92,7 @@ func (e *Engine) HybridSearch(ctx context.Context, req HybridSearchRequest) (*Hy
 		Error: a.Error, ValidationErrors: a.ValidationErrors,
 	}
 	for i, h := range a.Hits {
-		resp.Results[i] = HybridResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: passageOf(h.Passage)}
+		resp.Results[i] = HybridResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: h.Passage}
 	}
 	return resp, nil
 }

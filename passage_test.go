@@ -13,8 +13,10 @@ import (
 	"github.com/contextd/contextd/model/builtin"
 )
 
-// TestResultPassages: every result of the ranked searches carries its
-// passage; the passage is the code points of the entry's text it says,
+// TestResultPassages: every result of the ranked searches whose
+// text_content is truncated carries its passage, and no other (a short
+// entry's text_content is its whole text); the passage is the code
+// points of the entry's text it says,
 // within SEARCH_TRUNCATION_LENGTH, and holds a query word whenever the
 // entry's text holds one and the full-text leg found it; a semantic
 // result's passage without a query word starts its best chunk (a chunk
@@ -62,6 +64,17 @@ func testResultPassages(t *testing.T, backend string) {
 		}
 		texts[res.ContextID] = b.String()
 	}
+	// Short entries: their text_content is the whole text, within the
+	// 120 code points, and they carry no passage.
+	for i, topic := range topics {
+		text := fmt.Sprintf("Short note %d about the %s and the lorem ipsum.", i, topic)
+		res, err := eng.Store(ctx, StoreRequest{ThreadID: "docs", Source: "agent", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[res.ContextID] = text
+	}
+	shortSeen := 0
 	holds := func(text string, words []string) bool {
 		for _, tok := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == ' ' || r == '\n' || r == '.' }) {
 			for _, w := range words {
@@ -72,12 +85,19 @@ func testResultPassages(t *testing.T, backend string) {
 		}
 		return false
 	}
-	check := func(what, id string, p *Passage, words []string, textHit bool) {
+	check := func(what string, v EntryView, p *Passage, words []string, textHit bool) {
 		t.Helper()
+		id, text := v.ID, texts[v.ID]
+		if utf8.RuneCountInString(text) <= 120 {
+			shortSeen++
+			if p != nil || v.TextContent != text || v.IsTextContentTruncated == nil || *v.IsTextContentTruncated {
+				t.Fatalf("%s: short result %s: passage %+v, text_content %q", what, id, p, v.TextContent)
+			}
+			return
+		}
 		if p == nil {
 			t.Fatalf("%s: result %s without passage", what, id)
 		}
-		text := texts[id]
 		runes := []rune(text)
 		if p.Start < 0 || p.End > len(runes) || p.Start > p.End || string(runes[p.Start:p.End]) != p.Text {
 			t.Fatalf("%s: passage [%d, %d) %q is not the entry's text there", what, p.Start, p.End, p.Text)
@@ -119,24 +139,27 @@ func testResultPassages(t *testing.T, backend string) {
 			t.Fatal(err)
 		}
 		for _, res := range fts.Results {
-			check(fmt.Sprintf("fts %q", query), res.ID, res.Passage, words, true)
+			check(fmt.Sprintf("fts %q", query), res.EntryView, res.Passage, words, true)
 		}
 		sem, err := eng.SemanticSearch(ctx, SemanticSearchRequest{Query: query, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, res := range sem.Results {
-			check(fmt.Sprintf("semantic %q", query), res.ID, res.Passage, nil, false)
+			check(fmt.Sprintf("semantic %q", query), res.EntryView, res.Passage, nil, false)
 		}
 		hy, err := eng.HybridSearch(ctx, HybridSearchRequest{Query: query, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, res := range hy.Results {
-			check(fmt.Sprintf("hybrid %q", query), res.ID, res.Passage, words, res.Scores.FTSRank != nil)
+			check(fmt.Sprintf("hybrid %q", query), res.EntryView, res.Passage, words, res.Scores.FTSRank != nil)
 		}
 		if len(fts.Results) == 0 || len(sem.Results) == 0 || len(hy.Results) == 0 {
 			t.Fatalf("%q: %d, %d, %d results", query, len(fts.Results), len(sem.Results), len(hy.Results))
 		}
+	}
+	if shortSeen == 0 {
+		t.Fatal("no short entry among the results")
 	}
 }

@@ -93,7 +93,7 @@ func (e *Engine) SemanticSearch(ctx context.Context, req SemanticSearchRequest) 
 		Model: e.EmbeddingModelName(), Stats: a.Stats, ClampedLimit: clamped, RankDepthLimit: depth,
 		Error: a.Error, ValidationErrors: a.ValidationErrors}
 	for i, h := range a.Hits {
-		resp.Results[i] = SemanticResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: passageOf(h.Passage)}
+		resp.Results[i] = SemanticResult{EntryView: e.entries().SearchView(p.ID, h.Entry, req.IncludeImages), Scores: h.Scores, Passage: h.Passage}
 	}
 	return resp, nil
 }

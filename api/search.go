@@ -33,7 +33,7 @@ type FTSResult struct {
 	EntryView
 	Scores      FTSScores `json:"scores"`
 	Highlighted *string   `json:"highlighted,omitempty"`
-	Passage     *Passage  `json:"passage"`
+	Passage     *Passage  `json:"passage,omitempty"`
 }
 
 // FTSSearchResponse is the result of fts_search_context. A filter or query
@@ -90,7 +90,7 @@ type HybridScores struct {
 type HybridResult struct {
 	EntryView
 	Scores  HybridScores `json:"scores"`
-	Passage *Passage     `json:"passage"`
+	Passage *Passage     `json:"passage,omitempty"`
 }
 
 // FusionStats describe the fusion of the two legs.
@@ -174,7 +174,7 @@ type SemanticScores struct {
 type SemanticResult struct {
 	EntryView
 	Scores  SemanticScores `json:"scores"`
-	Passage *Passage       `json:"passage"`
+	Passage *Passage       `json:"passage,omitempty"`
 }
 
 // SemanticStats are the explain_query statistics of a semantic search.
@@ -205,10 +205,13 @@ type SemanticSearchResponse struct {
 }
 
 // Passage is the part of a ranked entry's text where the query matched,
-// carried by every result of the ranked searches (the key "passage",
-// added to upstream's result keys, which are unchanged): text_content is
-// the start of the text, which for a whole file is usually its licence
-// header, so the passage says why the entry ranked.
+// carried by the results of the ranked searches whose text_content is
+// truncated (the key "passage", added to upstream's result keys, which
+// are unchanged): text_content is then the start of the text, which for
+// a whole file is usually its licence header, so the passage says why the
+// entry ranked. A result whose text_content is the whole text has none:
+// the passage would repeat it (on the bench's pages of short entries, a
+// sixth of the answer's bytes, which an agent reads as tokens).
 //
 // It is the window of at most SEARCH_TRUNCATION_LENGTH code points
 // holding the most distinct query words (in-process full text: the

@@ -7,7 +7,6 @@ package server_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/contextd/contextd"
@@ -49,7 +48,7 @@ func hybridScoresWeighted(t *testing.T, resp M, k int, w float64, reranked bool)
 	results := objs(t, arr(t, resp, "results"))
 	wantEqual(t, "count", int(num(t, resp, "count")), len(results))
 	for i, r := range results {
-		wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores", "passage")...)
+		wantKeys(t, "result", r, rankedResultKeys(r)...)
 		sc := obj(t, r, "scores")
 		wantKeys(t, "scores", sc, "rrf", "fts_rank", "semantic_rank", "fts_score", "semantic_distance", "rerank_score")
 		want := 0.0

@@ -154,6 +154,17 @@ func wantNull(t *testing.T, m M, key string) {
 	}
 }
 
+// rankedResultKeys are the keys of a ranked search's result r: the
+// entry's, scores, and passage exactly when text_content is truncated (a
+// whole text's passage would repeat it).
+func rankedResultKeys(r M) []string {
+	keys := append(slices.Clone(searchEntryKeys), "scores")
+	if truncated, _ := r["is_text_content_truncated"].(bool); truncated {
+		keys = append(keys, "passage")
+	}
+	return keys
+}
+
 // searchEntryKeys are the keys of every search result entry (API reference,
 // "Entry Fields by Tool"), besides scores.
 var searchEntryKeys = []string{"id", "thread_id", "source", "content_type", "text_content", "summary",
@@ -402,7 +413,7 @@ func TestSemanticResponseShape(t *testing.T) {
 			wantEqual(t, "count", len(results), 4)
 			prev := -1.0
 			for _, r := range results {
-				wantKeys(t, "result", r, append(slices.Clone(searchEntryKeys), "scores", "passage")...)
+				wantKeys(t, "result", r, rankedResultKeys(r)...)
 				sc := obj(t, r, "scores")
 				wantKeys(t, "scores", sc, "semantic_distance", "semantic_rank")
 				d := num(t, sc, "semantic_distance")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/contextd/contextd/api"
 	"github.com/contextd/contextd/internal/rank"
+	"github.com/contextd/contextd/internal/request"
 	"github.com/contextd/contextd/internal/search"
 	"github.com/contextd/contextd/model"
 	"github.com/contextd/contextd/model/builtin"
@@ -95,12 +97,19 @@ func hydrate[S any](ctx context.Context, s *Searcher, acc persist.Access, page [
 	if err != nil {
 		return nil, err
 	}
-	ps := s.passages()
+	ps, limit := s.passages(), s.passageChars()
 	out := make([]Hit[S], 0, len(page))
 	for _, c := range page {
-		if ent, ok := ents[c.ID]; ok {
-			out = append(out, Hit[S]{Entry: ent, Scores: scores(ent, c), Passage: ps.Locate(&c, ent.Text, terms, s.passageChars())})
+		ent, ok := ents[c.ID]
+		if !ok {
+			continue
 		}
+		h := Hit[S]{Entry: ent, Scores: scores(ent, c)}
+		if request.RuneLen(ent.Text) > limit {
+			l := ps.Locate(&c, ent.Text, terms, limit)
+			h.Passage = &api.Passage{Text: l.Text, Start: l.Start, End: l.End, StartLine: l.StartLine, EndLine: l.EndLine}
+		}
+		out = append(out, h)
 	}
 	return out, nil
 }
@@ -115,11 +124,14 @@ func (s *Searcher) passageChars() int {
 }
 
 // Hit is one result of a page: the stored entry, its scores and the
-// passage of its text that matched.
+// passage of its text that matched. Passage is nil when the text is no
+// longer than the passage cap: text_content then holds it whole (both
+// are SEARCH_TRUNCATION_LENGTH code points), and the passage would only
+// repeat it.
 type Hit[S any] struct {
 	Entry   *persist.Entry
 	Scores  S
-	Passage rank.Located
+	Passage *api.Passage
 }
 
 // MS is a duration in milliseconds with two decimals, as the statistics
