@@ -211,7 +211,7 @@ type SemanticSearchResponse struct {
 // a whole file is usually its licence header, so the passage says why the
 // entry ranked. A result whose text_content is the whole text has none:
 // the passage would repeat it (on the bench's pages of short entries, a
-// sixth of the answer's bytes, which an agent reads as tokens).
+// fifth of the answer's bytes, which an agent reads as tokens).
 //
 // It is the window of at most SEARCH_TRUNCATION_LENGTH code points
 // holding the most distinct query words (in-process full text: the
