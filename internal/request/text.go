@@ -48,10 +48,15 @@ func CheckStorable(field, s string) error {
 	return nil
 }
 
+// Truncated reports whether Truncate cuts s at limit: a search result's
+// text_content is then not the whole text, and the result carries the
+// passage that matched (retrieve.hydrate).
+func Truncated(s string, limit int) bool { return RuneLen(s) > limit }
+
 // Truncate cuts search-result text at limit code points, preferring the
 // last space when it falls in the final 30% of the cut.
 func Truncate(s string, limit int) (string, bool) {
-	if RuneLen(s) <= limit {
+	if !Truncated(s, limit) {
 		return s, false
 	}
 	r := []rune(s)[:limit]

@@ -105,7 +105,7 @@ func hydrate[S any](ctx context.Context, s *Searcher, acc persist.Access, page [
 			continue
 		}
 		h := Hit[S]{Entry: ent, Scores: scores(ent, c)}
-		if request.RuneLen(ent.Text) > limit {
+		if request.Truncated(ent.Text, limit) {
 			l := ps.Locate(&c, ent.Text, terms, limit)
 			h.Passage = &api.Passage{Text: l.Text, Start: l.Start, End: l.End, StartLine: l.StartLine, EndLine: l.EndLine}
 		}

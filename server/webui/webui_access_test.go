@@ -181,3 +181,31 @@ func TestUploadAndDocument(t *testing.T) {
 		t.Fatal("deleted document still listed")
 	}
 }
+
+// TestSearchShowsShortText: a short entry's result carries no passage
+// (its text_content is the whole text), and the search page shows that
+// text instead; a long one shows the passage that matched, with its lines.
+func TestSearchShowsShortText(t *testing.T) {
+	env := newUIEnv(t, webui.Options{})
+	store(t, env.eng, "alice", "notes", "the numbat eats termites")
+	long := strings.Repeat("filler words about nothing in particular\n", 20) + "a quoll hunts at night"
+	store(t, env.eng, "alice", "notes", long)
+	b := env.browser()
+	b.login("tok-alice")
+	for _, mode := range []string{"fts", "semantic", "hybrid"} {
+		_, body := b.get("/ui/search?q=numbat&mode=" + mode)
+		if !strings.Contains(body, `aria-label="whole text">the numbat eats termites</blockquote>`) {
+			t.Errorf("%s: the short entry's text is not shown", mode)
+		}
+		// The full-text matches place the passage at the words; a
+		// semantic match without them starts its best chunk.
+		want := `aria-label="matching passage, lines \d+–21">[^<]*a quoll hunts at night`
+		if mode == "semantic" {
+			want = `aria-label="matching passage, lines 1–\d+">filler words`
+		}
+		_, body = b.get("/ui/search?q=quoll&mode=" + mode)
+		if !regexp.MustCompile(want).MatchString(body) {
+			t.Errorf("%s: the long entry's passage is not shown", mode)
+		}
+	}
+}
